@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,6 +26,8 @@ from assay.runs.store import CallRecord, RunStore
 from assay.verdict import Verdict
 
 log = logging.getLogger("assay.runs")
+# What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
+STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
 
 
 class Progress(Protocol):
@@ -52,11 +55,13 @@ class JudgeSlot:
 
 @dataclass
 class EngineOutcome:
-    status: str = "complete"  # complete | budget | interrupted
+    status: str = "complete"  # complete | budget | interrupted | error (the store failed)
     calls_made: int = 0
     items_seen: int = 0
     items_skipped: int = 0
     issues: list[Issue] = field(default_factory=list)
+    store_error: BaseException | None = None  # the first failed write (e.g. disk full)
+    unsaved_calls: int = 0  # calls that ended after it and could not be saved
 
 
 class Engine:
@@ -80,6 +85,8 @@ class Engine:
         self.progress = progress or _NoProgress()
         self._pending: dict[str, int] = {}
         self._stop: str | None = None
+        self._store_error: BaseException | None = None
+        self._unsaved = 0
 
     async def run(self, items: Iterable[Item]) -> EngineOutcome:
         from assay.judges.types import FailureKind  # noqa: F401  (import early: fail fast)
@@ -92,7 +99,11 @@ class Engine:
                 if self._stop:
                     break
                 outcome.items_seen += 1
-                todo = self._plan(item, outcome)
+                try:
+                    todo = self._plan(item, outcome)
+                except STORE_WRITE_ERRORS as exc:
+                    self._store_failed(exc)
+                    break
                 for call in todo:
                     await window.acquire()
                     if self._stop:
@@ -111,7 +122,15 @@ class Engine:
             raise
         if self._stop:
             outcome.status = self._stop
+        outcome.store_error, outcome.unsaved_calls = self._store_error, self._unsaved
         return outcome
+
+    def _store_failed(self, error: BaseException) -> None:
+        """The first failed write stops the run (one error, not one per call in flight)."""
+        if self._store_error is None:
+            self._store_error = error
+            log.debug("run store write failed: %s", error)
+        self._stop = "error"
 
     def _plan(self, item: Item, outcome: EngineOutcome) -> list[PlannedCall]:
         rubric = item.rubric or self.rubric
@@ -185,7 +204,15 @@ class Engine:
             cached=bool(reply.cached) if reply is not None else False,
             attempts=reply.attempts if reply is not None else 0,
             verdicts=verdicts, errors=errors)
-        self.store.record_call(record, item_done=left == 0)
+        if self._store_error is not None:
+            self._unsaved += 1
+            return
+        try:
+            self.store.record_call(record, item_done=left == 0)
+        except STORE_WRITE_ERRORS as exc:
+            self._store_failed(exc)
+            self._unsaved += 1
+            return
         self.progress.call_done(cached=record.cached, errors=len(errors),
                                 cost_usd=record.cost_usd)
         if left == 0:

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from assay.judges.judge import PREFLIGHT_PROMPT
 from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.policies import Policy, as_policy
 from assay.testing.prompts import parse_prompt, prompt_text
@@ -56,7 +57,8 @@ class FakeJudgeServer:
             ``x-api-key`` or ``api-key``); the 401 body echoes the key sent, as real APIs do,
             so that clients can be tested for redaction.
 
-    :attr:`peak_in_flight` is the largest number of requests handled at once.
+    :attr:`peak_in_flight` is the largest number of requests handled at once;
+    :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
     """
 
     def __init__(
@@ -86,6 +88,7 @@ class FakeJudgeServer:
         self.require_key = require_key
         self.in_flight = 0
         self.peak_in_flight = 0
+        self.preflights = 0
         self.requests: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
         self._log_file = open(log_path, "ab") if log_path else None  # noqa: SIM115
@@ -206,6 +209,8 @@ class FakeJudgeServer:
         response_format = body.get("response_format") or {}
         kind = response_format.get("type")
         text_in = prompt_text(body.get("messages", []))
+        if PREFLIGHT_PROMPT in text_in:
+            return self._preflight(body)
         if (kind == "json_schema" and not self.json_schema) or (kind == "json_object" and not self.json_mode):
             self._reject(request, body, text_in)
             return _error(400, f"response_format {kind} is not supported by this server")
@@ -239,6 +244,8 @@ class FakeJudgeServer:
         body = orjson.loads(await request.read())
         tools = body.get("tools") or []
         text_in = prompt_text(body.get("messages", []), body.get("system"))
+        if PREFLIGHT_PROMPT in text_in:
+            return self._preflight(body, anthropic=True)
         if tools and not self.tools:
             self._reject(request, body, text_in)
             return _anthropic_error(400, "tools are not supported by this server")
@@ -275,6 +282,25 @@ class FakeJudgeServer:
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _preflight(self, body: dict, anthropic: bool = False) -> web.Response:
+        """A client's preflight request: answered OK, counted in :attr:`preflights`, never
+        in :attr:`requests` and never given a scripted fault (those are for judge calls)."""
+        self.preflights += 1
+        if anthropic:
+            payload: dict[str, Any] = {
+                "id": "msg_fake_preflight", "type": "message", "role": "assistant",
+                "model": body.get("model", "fake"), "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": '{"ok": true}'}],
+                "usage": {"input_tokens": 1, "output_tokens": 1}}
+        else:
+            payload = {
+                "id": "chatcmpl-fake-preflight", "object": "chat.completion",
+                "model": body.get("model", "fake"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": '{"ok": true}'}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     async def _decide(self, request: web.Request, body: dict, text_in: str):
         self._count += 1
