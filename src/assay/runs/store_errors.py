@@ -24,8 +24,13 @@ def damaged(path: str | Path, detail: str) -> StoreError:
 
 
 def unwritable(path: str | Path, error: BaseException, unsaved: int) -> StoreError:
-    cause = ("the disk is full" if "full" in str(error).lower() or getattr(error, "errno", None) == 28
-             else f"{type(error).__name__}: {error}")
+    text = str(error).lower()
+    if "full" in text or getattr(error, "errno", None) == 28:  # ENOSPC
+        cause = "the disk is full"
+    elif "i/o" in text or getattr(error, "errno", None) == 27:  # EFBIG
+        cause = f"{error}: the disk may be full or a file-size limit reached"
+    else:
+        cause = f"{type(error).__name__}: {error}"
     lost = f"; {unsaved} finished calls could not be saved and will be made again" if unsaved else ""
     return StoreError(
         f"{path}: cannot write the run store ({cause}). Every call saved before is kept{lost}. "
