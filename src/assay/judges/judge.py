@@ -24,7 +24,7 @@ from assay.judges.limits import Limiter
 from assay.judges.openai_compat import OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
-from assay.judges.secrets import get_logger, redact
+from assay.judges.secrets import get_logger, redact, redact_data
 from assay.judges.structured import parse_reply, reask_messages
 from assay.judges.transport import HttpResult, Transport
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
@@ -186,6 +186,7 @@ class Judge:
         if self.budget is not None and (cost or attempts):
             self.budget.charge(cost)
         raw = redact(raw) if raw else raw
+        data = redact_data(data)  # an endpoint may echo a key into the explanation
         if failure is None and key is not None:
             self.cache.put(key, judge=self.id, model=self.model, data=data, raw=raw,
                            usage=usage.as_dict())

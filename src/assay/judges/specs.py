@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from assay.errors import ConfigError, InputError, Issue
 from assay.judges.config import JudgeConfig
-from assay.judges.secrets import Secret
+from assay.judges.secrets import Secret, redact
 
 
 @dataclass(frozen=True)
@@ -64,13 +64,13 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
     provider, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise ConfigError(
-            f"judge spec {spec!r}: expected PROVIDER:MODEL[@URL] (providers: {', '.join(PRESETS)})"
+            f"judge spec {redact(spec)!r}: expected PROVIDER:MODEL[@URL] (providers: {', '.join(PRESETS)})"
             " or the name of a [judges.NAME] table in assay.toml"
         )
     preset = PRESETS.get(provider.lower())
     if preset is None:
         raise ConfigError(
-            f"judge spec {spec!r}: unknown provider {provider!r}; known: {', '.join(PRESETS)}"
+            f"judge spec {redact(spec)!r}: unknown provider {provider!r}; known: {', '.join(PRESETS)}"
         )
     model, base_url = rest, preset.base_url
     parts = _URL_SPLIT.split(rest, maxsplit=1)
@@ -81,7 +81,7 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
     if base_url is None and provider.lower() == "azure" and os.environ.get("AZURE_OPENAI_ENDPOINT"):
         base_url = os.environ["AZURE_OPENAI_ENDPOINT"].rstrip("/") + "/openai/v1"
     if base_url is None:
-        raise ConfigError(f"judge spec {spec!r}: no base URL; {preset.note}")
+        raise ConfigError(f"judge spec {redact(spec)!r}: no base URL; {preset.note}")
     fields: dict[str, Any] = {
         "spec": spec,
         "provider": provider.lower(),
@@ -97,7 +97,7 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
     try:
         return JudgeConfig(**fields)
     except ValidationError as exc:
-        raise ConfigError(f"judge spec {spec!r}: {_first_error(exc)}") from None
+        raise ConfigError(f"judge spec {redact(spec)!r}: {_first_error(exc)}") from None
 
 
 def resolve_api_key(config: JudgeConfig) -> Secret | None:

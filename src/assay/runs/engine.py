@@ -12,7 +12,6 @@ budget continues where it stopped.
 from __future__ import annotations
 
 import asyncio
-import logging
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,11 +20,12 @@ from typing import Any, Protocol
 from assay.errors import Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
+from assay.judges.secrets import get_logger
 from assay.rubric import Item, Rubric
 from assay.runs.store import CallRecord, RunStore
 from assay.verdict import Verdict
 
-log = logging.getLogger("assay.runs")
+log = get_logger("assay.runs")  # scrubs secrets from every record
 # What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
 STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
 

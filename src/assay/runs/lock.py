@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Self
 
 from assay.errors import ConfigError
 
@@ -38,7 +39,7 @@ class RunLock:
         self.path = self.run_dir / LOCK_FILE
         self._fd: int | None = None
 
-    def acquire(self) -> RunLock:
+    def acquire(self) -> Self:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         if not _try_lock(fd):
@@ -59,7 +60,7 @@ class RunLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> RunLock:
+    def __enter__(self) -> Self:
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:

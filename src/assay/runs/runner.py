@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.errors import AssayError, ConfigError
 from assay.grading.aggregate import Aggregation
 from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
 from assay.grading.grader import Grader, GradingConfig
@@ -107,8 +107,8 @@ def _grading_config(options: RunOptions) -> GradingConfig:
 
 
 def _judge_entry(config: Any, weight: float) -> dict[str, Any]:
-    settings = config.model_dump(mode="json", exclude={"api_key"})
-    return {"id": config.judge_id, "weight": weight, "spec": config.spec, "settings": settings}
+    settings = config.public_settings()  # never a key, a secret header or a URL password
+    return {"id": config.judge_id, "weight": weight, "spec": settings["spec"], "settings": settings}
 
 
 def build_config(source: ItemSource, options: RunOptions, judge_configs: list[Any],
@@ -176,7 +176,6 @@ def sources_of(source: ItemSource, options: RunOptions, judge_configs: list[Any]
 def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[ItemSource, RunOptions]:
     """The item source and options of a stored run (for ``--resume RUN`` alone)."""
 
-    from assay.judges.config import JudgeConfig
     from assay.runs.sources import read_responses
 
     store = RunStore.open(run)
@@ -191,8 +190,9 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
     source = ItemSource(path=Path(sources["items"]), responses=responses, ideal=sources["ideal"])
     source.responses_path = sources.get("responses_path")
     few = sources.get("few_shot")
+    config_file = operational.judge_config_file if operational is not None else None
     options = RunOptions(
-        judges=[JudgeConfig(**settings) for settings in sources["judges"]],
+        judges=[_restored_judge(settings, config_file, run) for settings in sources["judges"]],
         weights=sources.get("weights"),
         rubric=Rubric.model_validate(sources["rubric"]) if sources.get("rubric") else None,
         rubric_path=sources.get("rubric_path"), mode=sources["mode"],
@@ -204,6 +204,28 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
         for name in ("budget_usd", "concurrency", "cache_path", "quiet", "judge_config_file"):
             setattr(options, name, getattr(operational, name))
     return source, options
+
+
+def _restored_judge(settings: dict[str, Any], config_file: str | None, run: str | Path) -> Any:
+    """A stored judge's config. Secrets are not stored: a judge that had one (a key in its
+    headers, a password in its URL) is read again from its [judges.NAME] table."""
+    from assay.judges.config import JudgeConfig
+    from assay.judges.specs import config_from
+
+    if "[REDACTED]" not in json.dumps(settings):
+        return JudgeConfig(**settings)
+    name = settings.get("id") or ""
+    try:
+        config = config_from(name, config_file)
+    except AssayError:
+        config = None
+    endpoint = ("spec", "model", "base_url", "wire", "headers", "auth")
+    if config is None or any(config.public_settings().get(k) != settings.get(k) for k in endpoint):
+        raise ConfigError(
+            f"{run}: judge {name!r} had secrets (a key in its headers or a password in its URL) "
+            "that are never stored with a run; resume with the original command and --resume "
+            f"{run}, or from an assay.toml whose [judges.{name}] table has the same settings")
+    return config
 
 
 def _new_run_dir(options: RunOptions) -> Path:

@@ -56,6 +56,8 @@ class FakeJudgeServer:
         require_key: answer 401 unless this key is sent (``Authorization: Bearer``,
             ``x-api-key`` or ``api-key``); the 401 body echoes the key sent, as real APIs do,
             so that clients can be tested for redaction.
+        echo_headers: request headers whose values every explanation repeats (chat
+            completions), as a careless or hostile endpoint might: for redaction tests.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -77,6 +79,7 @@ class FakeJudgeServer:
         log_path: str | Path | None = None,
         keep_log: bool = True,
         require_key: str | None = None,
+        echo_headers: tuple[str, ...] = (),
     ):
         self.policy: Policy = as_policy(policy)
         self.latency = as_latency(latency)
@@ -86,6 +89,7 @@ class FakeJudgeServer:
         self.usage = dict(usage) if usage else None
         self.keep_log = keep_log
         self.require_key = require_key
+        self.echo_headers = tuple(echo_headers)
         self.in_flight = 0
         self.peak_in_flight = 0
         self.preflights = 0
@@ -219,6 +223,8 @@ class FakeJudgeServer:
         if fault is not None and (early := self._http_fault(fault)) is not None:
             return await early
         reply_text, finish = self._reply_text(fault, schema, answers, views)
+        if self.echo_headers and fault is None:
+            reply_text = self._echo(request, reply_text)
         refusal = None
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
@@ -282,6 +288,21 @@ class FakeJudgeServer:
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _echo(self, request: web.Request, reply_text: str) -> str:
+        sent = "; ".join(f"{h}: {request.headers[h]}" for h in self.echo_headers
+                         if h in request.headers)
+        data = orjson.loads(reply_text)
+
+        def walk(value: Any) -> None:
+            for key, sub in (value.items() if isinstance(value, dict) else enumerate(value)):
+                if key == "explanation" and isinstance(sub, str):
+                    value[key] = f"{sub} (you sent {sent})"
+                elif isinstance(sub, dict | list):
+                    walk(sub)
+
+        walk(data)
+        return orjson.dumps(data).decode()
 
     def _preflight(self, body: dict, anthropic: bool = False) -> web.Response:
         """A client's preflight request: answered OK, counted in :attr:`preflights`, never
