@@ -97,3 +97,22 @@ def test_bad_options_and_unwritable_outputs_fail_before_any_call(tmp_path, items
     assert out.exit_code in (1, 2), out.output
     assert says in out.output.replace("\n", " ")
     assert out.exception is None or isinstance(out.exception, SystemExit)
+
+
+def test_a_huge_response_is_refused_before_it_is_sent_to_a_judge(tmp_path, rubric_file):
+    from assay.limits import MAX_RESPONSE_CHARS
+
+    items = tmp_path / "items.jsonl"
+    rows = [{"id": "ok", "prompt": "Bee?", "response": "Ice it."},
+            {"id": "long", "prompt": "Bee?", "response": "x" * (MAX_RESPONSE_CHARS + 1)},
+            {"id": "huge", "prompt": "Bee?", "response": "y" * 50_000_000}]
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with FakeJudgeServer.run_in_thread(policy=POLICY) as server:
+        out = grade(str(items), "--rubric", str(rubric_file), "--judge", spec(server),
+                    "--run-dir", str(tmp_path / "run"))
+        sent = {len(r["response_text"] or "") for r in server.requests}
+    assert out.exit_code == 1
+    assert sent == {len("Ice it.")} and len(server.requests) == 4
+    text = out.output.replace("\n", " ")
+    assert f"item[long].response: {MAX_RESPONSE_CHARS + 1:,} characters, over the limit" in text
+    assert "items.jsonl:3: line of 47.7 MiB, over the limit of 16 MiB per record" in text

@@ -21,6 +21,7 @@ from assay.errors import Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
 from assay.judges.secrets import get_logger
+from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.rubric import Item, Rubric
 from assay.runs.store import CallRecord, RunStore
 from assay.verdict import Verdict
@@ -143,12 +144,24 @@ class Engine:
             outcome.issues.append(Issue(None, None, f"item[{item.id}].response",
                                         "no response to grade"))
             return []
+        if len(item.response) > MAX_RESPONSE_CHARS:  # never send a 50 MB answer to a judge
+            outcome.issues.append(Issue(None, None, f"item[{item.id}].response",
+                                        f"{len(item.response):,} characters, over the limit of "
+                                        f"{MAX_RESPONSE_CHARS:,}: not sent to a judge"))
+            return []
         state = self.store.item_state(item.id)
         if state is not None and state[0]:
             outcome.items_skipped += 1
             self.progress.item_skipped()
             return []
         calls = [c for slot in self.judges for c in self.grader.plan(item, rubric, slot)]
+        longest = max((sum(len(str(m.get("content", ""))) for m in c.messages) for c in calls),
+                      default=0)
+        if longest > MAX_PROMPT_CHARS:
+            outcome.issues.append(Issue(None, None, f"item[{item.id}]",
+                                        f"a judge prompt of {longest:,} characters, over the "
+                                        f"limit of {MAX_PROMPT_CHARS:,}: not sent to a judge"))
+            return []
         finished = state[1] if state is not None else set()
         if state is None:
             self.store.register_item(item, rubric, len(calls))
