@@ -148,8 +148,6 @@ def _dry_run(source, options) -> None:
 
 
 def _finish(report, args: dict[str, Any]) -> None:
-    from rich.text import Text
-
     from assay.runs.progress import summary_tables
 
     console = stdout()
@@ -176,10 +174,11 @@ def _finish(report, args: dict[str, Any]) -> None:
         raise typer.Exit(EXIT_BUDGET)
     if report.status == "incomplete":
         items, calls, commonest = report.missing
-        stderr().print(Text(
-            f"incomplete: {items} items lack verdicts ({calls} calls failed"
-            + (f"; most often {commonest}" if commonest else "") + "); retry them with: "
-            f"assay grade --resume {report.run_dir}"), highlight=False, soft_wrap=True)
+        # a plain string: the console reads no markup and no escape from the quoted error
+        stderr().print(f"incomplete: {items} items lack verdicts ({calls} calls failed"
+                       + (f"; most often {commonest}" if commonest else "") + "); retry them "
+                       f"with: assay grade --resume {report.run_dir}", highlight=False,
+                       soft_wrap=True)
         raise typer.Exit(EXIT_INCOMPLETE)
 
 
