@@ -5,7 +5,7 @@ from __future__ import annotations
 import aiohttp
 import pytest
 from aiohttp import web
-from tests.report.conftest import grade_run, AGREE, DISAGREE
+from tests.report.conftest import AGREE, DISAGREE, grade_run
 from typer.testing import CliRunner
 
 from assay.cli import app as cli
@@ -44,9 +44,8 @@ async def post(url, data, **kwargs):
 
 
 async def get(url, **kwargs):
-    async with aiohttp.ClientSession() as session:
-        async with session.get(url, **kwargs) as response:
-            return response.status, await response.text()
+    async with aiohttp.ClientSession() as session, session.get(url, **kwargs) as response:
+        return response.status, await response.text()
 
 
 async def test_an_item_page_shows_votes_and_explanations_escaped(run_dir, serve_app):
