@@ -14,8 +14,8 @@ MAX_PROMPT_CHARS       1,000,000   a judge prompt longer than this is not sent (
 =====================  ==========  ==============================================================
 
 Example:
-    >>> nesting_depth({"a": [{"b": 1}]})
-    3
+    >>> nests_deeper({"a": [{"b": 1}]}, limit=3), nests_deeper({"a": [{"b": 1}]}, limit=2)
+    (False, True)
 """
 
 from __future__ import annotations
@@ -30,23 +30,33 @@ MAX_RESPONSE_CHARS = 200_000
 MAX_PROMPT_CHARS = 1_000_000
 
 
-def nesting_depth(value: Any, stop_at: int = MAX_NESTING + 1) -> int:
-    """How deeply dicts and lists nest in ``value`` (a scalar is 0), counted without recursion
-    and without looking deeper than ``stop_at``."""
-    deepest = 0
-    stack = [(value, 1)] if isinstance(value, dict | list) else []
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth >= stop_at:
-            return depth
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return deepest
+class _TooDeep(Exception):
+    pass
+
+
+def _walk(value: Any, depth: int, limit: int) -> None:
+    if depth > limit:
+        raise _TooDeep
+    for child in (value.values() if type(value) is dict else value):
+        kind = type(child)
+        if kind is dict or kind is list:
+            _walk(child, depth + 1, limit)
+
+
+def nests_deeper(value: Any, limit: int = MAX_NESTING) -> bool:
+    """True if dicts and lists nest more than ``limit`` levels in ``value`` (parsed JSON or
+    YAML). The walk stops at ``limit + 1`` levels, so it never recurses deeper than that."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    try:
+        _walk(value, 1, limit)
+    except _TooDeep:
+        return True
+    return False
 
 
 def too_deep(value: Any) -> str | None:
     """A message if ``value`` nests deeper than :data:`MAX_NESTING`, else None."""
-    if nesting_depth(value) > MAX_NESTING:
+    if nests_deeper(value):
         return f"nested more than {MAX_NESTING} levels deep (the limit; see assay.limits)"
     return None

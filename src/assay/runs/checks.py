@@ -79,18 +79,19 @@ def output_path_issues(path: str | Path, field: str, *, directory: bool = False)
 
 
 def check_rubrics(source: Any, rubric: Any) -> None:
-    """Without a run-wide rubric, every item must carry its own: read the items once (streamed)
-    and list those that do not, before the run is created."""
+    """Without a run-wide rubric, every item must carry its own: list those that do not,
+    before the run is created. HealthBench examples always do; an item JSONL is scanned as raw
+    records (no validation: that happens while grading), other files item by item."""
     if rubric is not None:
         return
     where = str(source.path) if getattr(source, "path", None) is not None else None
     missing: list[str] = []
     count = 0
-    for item in _raw_items(source):
-        if item.rubric is None:
+    for item_id, has_rubric in _rubric_presence(source):
+        if not has_rubric:
             count += 1
             if len(missing) < MAX_LISTED:
-                missing.append(item.id)
+                missing.append(str(item_id))
     if count:
         more = f" and {count - len(missing)} more" if count > len(missing) else ""
         raise InputError(Issue(where, None, "--rubric",
@@ -98,9 +99,20 @@ def check_rubrics(source: Any, rubric: Any) -> None:
                                f"{more}) and no --rubric was given"))
 
 
-def _raw_items(source: Any):
+def _rubric_presence(source: Any):
+    """(item id, whether it has a rubric) for every item of ``source``."""
     if source.items is not None:
-        return iter(source.items)
-    from assay.rubric.io import iter_items
+        return ((item.id, item.rubric is not None) for item in source.items)
+    from assay.rubric.io import detect_format, iter_items
+    from assay.rubric.io.jsonl import iter_jsonl
 
-    return iter_items(source.path, issues=[])
+    try:
+        file_format = detect_format(source.path)
+    except InputError:
+        return iter(())  # reported while grading, with the rest of the file's problems
+    if file_format.kind == "healthbench":
+        return iter(())
+    if file_format.syntax == "jsonl":
+        return ((record.get("id"), bool(record.get("rubric")))
+                for _, record in iter_jsonl(source.path) if isinstance(record, dict))
+    return ((item.id, item.rubric is not None) for item in iter_items(source.path, issues=[]))
