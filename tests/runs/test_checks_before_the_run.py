@@ -116,3 +116,9 @@ def test_a_huge_response_is_refused_before_it_is_sent_to_a_judge(tmp_path, rubri
     text = out.output.replace("\n", " ")
     assert f"item[long].response: {MAX_RESPONSE_CHARS + 1:,} characters, over the limit" in text
     assert "items.jsonl:3: line of 47.7 MiB, over the limit of 16 MiB per record" in text
+
+
+def test_a_dry_run_checks_the_options_too(items_file, rubric_file):
+    out = grade(str(items_file), "--rubric", str(rubric_file), "--judge", "vllm:m", "--dry-run",
+                "--formula", "bogus")
+    assert out.exit_code == 1 and "--formula: unknown formula 'bogus'" in out.output

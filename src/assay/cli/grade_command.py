@@ -98,6 +98,9 @@ def _grade(args: dict[str, Any]):
         source, options = _source(args), _options(args)
     _check_outputs(args)
     if args["dry_run"]:
+        from assay.runs.checks import check_options
+
+        check_options(options)
         _dry_run(source, options)
         return None
     console = stderr()
