@@ -136,3 +136,36 @@ def test_a_full_disk_stops_the_run_with_one_error_and_it_resumes(tmp_path, rubri
         made_again = len(server.requests) - before
     assert made_again <= 160 - len(saved)  # no saved call is made again
     assert rows(tmp_path / "run", "SELECT COUNT(*), SUM(done) FROM items") == [(40, 40)]
+
+
+async def test_an_enospc_at_the_store_write_boundary_is_one_error_and_the_run_resumes(
+        tmp_path, rubric_file, monkeypatch, caplog):
+    import errno
+
+    from assay.runs.store import RunStore
+    from assay.runs.store_errors import StoreError
+
+    items = write_items(tmp_path / "items.jsonl", 10)  # 40 calls
+    real = RunStore.record_call
+    written = []
+
+    def record_call(self, record, *, item_done):
+        if len(written) >= 12:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(record.key)
+        return real(self, record, item_done=item_done)
+
+    monkeypatch.setattr(RunStore, "record_call", record_call)
+    async with FakeJudgeServer(policy=POLICY) as server:
+        with pytest.raises(StoreError) as caught:
+            await assay.agrade(items, rubric=rubric_file, judges=[spec(server)],
+                               run_dir=tmp_path / "run", concurrency=4)
+        message = str(caught.value)
+        assert "cannot write the run store (the disk is full)" in message
+        assert f"assay grade --resume {tmp_path / 'run'}" in message
+        assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")]
+        monkeypatch.setattr(RunStore, "record_call", real)
+        n = len(server.requests)
+        again = await assay.agrade(resume=tmp_path / "run")
+    assert again.status == "complete"
+    assert len(server.requests) - n == 40 - 12  # the saved calls are not made again
