@@ -29,6 +29,9 @@ _PATTERN: re.Pattern[str] | None = None
 _GENERIC = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}|(basic\s+)[A-Za-z0-9+/]{8,}=*"
                       r"|\bsk-(?:ant-)?[A-Za-z0-9_\-]{8,}|(://[^/\s:@\[\]]*:)[^/\s@]+(?=@)")
 MIN_SECRET_LENGTH = 4
+# Header values and URL passwords are scrubbed from free text (an echoed explanation) only from
+# this length on; where they sit in a URL or a credential header they are always redacted.
+CONFIG_SECRET_MIN_LENGTH = 8
 
 
 class Secret:
@@ -58,10 +61,11 @@ class Secret:
         raise TypeError("a Secret cannot be pickled")
 
 
-def register_secret(value: str) -> None:
-    """Remember a secret value so that :func:`redact` removes it from text."""
+def register_secret(value: str, min_length: int = MIN_SECRET_LENGTH) -> None:
+    """Remember a secret value so that :func:`redact` removes it from text (values shorter than
+    ``min_length`` are not: scrubbing them would mangle ordinary words)."""
     global _PATTERN
-    if not value or len(value) < MIN_SECRET_LENGTH:
+    if not value or len(value) < max(min_length, MIN_SECRET_LENGTH):
         return
     with _LOCK:
         if value in _REGISTERED:
@@ -114,7 +118,7 @@ def url_credentials(url: str) -> tuple[str, Secret | None]:
     if parts.username is None and parts.password is None:
         return url, None
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
-    register_secret(password)
+    register_secret(password, CONFIG_SECRET_MIN_LENGTH)
     register_secret(f"{user}:{password}")
     token = base64.b64encode(f"{user}:{password}".encode()).decode()
     bare = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
@@ -128,8 +132,8 @@ def register_config_secrets(api_key: str | None, headers: dict[str, str], base_u
         register_secret(api_key)
     for name, value in headers.items():
         if SENSITIVE_HEADER.search(name):
-            register_secret(value)
-            register_secret(value.split(" ", 1)[-1])  # "Bearer KEY" -> KEY as well
+            register_secret(value, CONFIG_SECRET_MIN_LENGTH)
+            register_secret(value.split(" ", 1)[-1], CONFIG_SECRET_MIN_LENGTH)  # "Bearer KEY" too
     url_credentials(base_url)
 
 
