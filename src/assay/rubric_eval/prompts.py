@@ -303,7 +303,8 @@ Please carefully review the draft response above.
 Identify its main weaknesses, missing or incorrect information,
 and propose concrete, actionable suggestions for improvement.
 """.strip()
-    payload = {"rubrics": [{"criterion": e.criterion, "axis": e.axis, "points": e.points}
+    payload = {"rubrics": [{"criterion": e.criterion, "axis": e.axis,
+                            "points": int(e.points) if e.points.is_integer() else e.points}
                            for e in rubric]}
     return f"""
 User question:
