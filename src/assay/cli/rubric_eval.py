@@ -36,6 +36,13 @@ _CACHE = "Response cache (SQLite) shared across jobs."
 _BUDGET = "Hard spending limit in USD."
 
 
+# Options every job command shares.
+JobOut = Annotated[Path, typer.Option("--out", help="Job directory (created, or resumed).")]
+Cache = Annotated[Path | None, typer.Option("--cache", help=_CACHE)]
+BudgetUsd = Annotated[float | None, typer.Option("--budget", min=0, help=_BUDGET)]
+Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bars.")]
+
+
 def _named(values: list[str], option: str) -> dict[str, Path | None]:
     """``NAME=FILE`` options (``none`` alone: the no-rubric baseline) as ``{name: path}``."""
     from assay.errors import InputError, Issue
@@ -68,7 +75,7 @@ def cia(
     candidate: Annotated[Path, typer.Argument(help="The candidate rubric set. " + _RUBRICS)],
     gold: Annotated[Path, typer.Option("--gold", help=_GOLD)],
     judge: Annotated[str, typer.Option("--judge", help="The verifier (and atomiser). " + _JUDGE)],
-    out: Annotated[Path, typer.Option("--out", help="Job directory (created, or resumed).")],
+    out: JobOut,
     against: Annotated[
         Path | None,
         typer.Option(
@@ -84,9 +91,9 @@ def cia(
         ),
     ] = True,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="CI level.")] = 0.95,
-    cache: Annotated[Path | None, typer.Option("--cache", help=_CACHE)] = None,
-    budget: Annotated[float | None, typer.Option("--budget", min=0, help=_BUDGET)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
 ) -> None:
     """Clinical Intent Alignment: the share of gold points a rubric set covers (Wilson CI).
 
@@ -147,7 +154,7 @@ def nearmiss_build(
     judge: Annotated[
         str, typer.Option("--judge", help="The editor that writes the perturbation. " + _JUDGE)
     ],
-    out: Annotated[Path, typer.Option("--out", help="Job directory (created, or resumed).")],
+    out: JobOut,
     references: Annotated[
         Path | None,
         typer.Option(
@@ -171,9 +178,9 @@ def nearmiss_build(
     attempts: Annotated[
         int, typer.Option("--attempts", min=1, help="LLM edits tried before the rule fallback.")
     ] = 2,
-    cache: Annotated[Path | None, typer.Option("--cache", help=_CACHE)] = None,
-    budget: Annotated[float | None, typer.Option("--budget", min=0, help=_BUDGET)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
 ) -> None:
     """Build near-miss pairs: each reference answer with one critical fact broken."""
     from assay.cli.output import fail, stdout
@@ -230,7 +237,7 @@ def nearmiss_judge(
         ),
     ],
     judge: Annotated[str, typer.Option("--judge", help="The pairwise judge. " + _JUDGE)],
-    out: Annotated[Path, typer.Option("--out", help="Job directory (created, or resumed).")],
+    out: JobOut,
     trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per order.")] = 3,
     swap: Annotated[bool, typer.Option("--swap/--no-swap", help="Judge both orders.")] = True,
     totals: Annotated[
@@ -245,9 +252,9 @@ def nearmiss_judge(
         int, typer.Option("--n-bootstrap", min=1, help="Bootstrap resamples.")
     ] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
-    cache: Annotated[Path | None, typer.Option("--cache", help=_CACHE)] = None,
-    budget: Annotated[float | None, typer.Option("--budget", min=0, help=_BUDGET)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
 ) -> None:
     """Judge near-miss pairs with each rubric set: win/tie/loss, μΔ, AUROCs (seed 000 Table 2).
 
@@ -303,7 +310,7 @@ def refine(
         Path, typer.Option("--base", help="Frozen base responses ({index, response}).")
     ],
     judge: Annotated[str, typer.Option("--judge", help="The critic (edit plans). " + _JUDGE)],
-    out: Annotated[Path, typer.Option("--out", help="Job directory (created, or resumed).")],
+    out: JobOut,
     rubrics: Annotated[
         list[str] | None,
         typer.Option(
@@ -334,9 +341,9 @@ def refine(
         int, typer.Option("--n-bootstrap", min=1, help="Bootstrap resamples.")
     ] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Bootstrap and permutation seed.")] = 0,
-    cache: Annotated[Path | None, typer.Option("--cache", help=_CACHE)] = None,
-    budget: Annotated[float | None, typer.Option("--budget", min=0, help=_BUDGET)] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
 ) -> None:
     """Rubric-guided refinement (seed 000 Table 3): critique → edit plan → rewrite, scored with
     the HealthBench grader against the gold rubrics; paired tests between conditions."""

@@ -5,16 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.metrics.render import fmt, fmt_test
-
-
-def _table(title: str, columns: list[str]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right")
-    return table
+from assay.metrics.render import _table, fmt, fmt_test
 
 
 def discrimination_overview(result: Any) -> Any:
