@@ -94,10 +94,14 @@ def test_nearmiss_build_then_judge_with_three_rubric_sets_and_no_rubric(spec, tm
     assert "+9.000" in again.output
 
 
-def test_refine_scores_every_condition_against_the_gold_rubrics(spec, tmp_path):
-    result = run("refine", *GOLD, "--base", EXAMPLES / "base_responses.jsonl",
-                 "--rubrics", f"ours={EXAMPLES / 'our_rubrics.jsonl'}", "--judge", spec,
-                 "--out", tmp_path / "refine", "--quiet", "--n-bootstrap", "50")
+def test_refine_scores_every_condition_against_the_gold_rubrics(server, spec, tmp_path):
+    args = ["refine", *GOLD, "--base", EXAMPLES / "base_responses.jsonl",
+            "--rubrics", f"ours={EXAMPLES / 'our_rubrics.jsonl'}", "--judge", spec,
+            "--out", tmp_path / "refine", "--quiet", "--n-bootstrap", "50"]
+    result = run(*args)
+    calls = len(server.requests)
+    assert run(*args).output == result.output  # resumed: the same tables, no new call
+    assert len(server.requests) == calls
     scores = {r["index"]: r for r in rows(tmp_path / "refine" / "scores.jsonl")}
     # base responses are short (all UNMET → 0); rubric-guided rewrites are long (all MET →
     # HealthBench score (Σ positive − Σ |negative|) / Σ positive: 33/45, 7/30, 28/45); the

@@ -132,8 +132,9 @@ async def arun_refine(
         for name in conditions:
             result.rewritten[name] = sum(1 for r in records
                                          if r["condition"] == name and r["rewritten"])
+        left = None if budget_usd is None else max(0.0, budget_usd - job.store.totals().cost_usd)
         scores = await _score(queries, responses, records, scorer, job.path / "scoring",
-                              cache=cache, budget_usd=budget_usd, quiet=quiet)
+                              cache=cache, budget_usd=left, quiet=quiet)
         result.base_scores = {i: scores.get(f"{i}::base") for i in queries}
         for name in conditions:
             result.refined_scores[name] = {r["index"]: scores.get(f"{r['index']}::{name}")
