@@ -145,3 +145,19 @@ async def test_rejecting_every_criterion_is_refused(run_dir, serve_app):
     form = {f"action:{c}": "reject" for c in ("stinger", "tweezers", "pain", "tone")}
     status, text = await post(f"{base}/rubrics/q0", form)
     assert status == 400 and "needs at least one" in text
+
+
+async def test_a_rubric_file_is_reviewed_on_its_own_and_saved_beside_it(tmp_path, serve_app):
+    import yaml
+    from tests.runs.conftest import RUBRIC
+
+    path = tmp_path / "generated.yaml"
+    path.write_text(yaml.safe_dump(RUBRIC))
+    base = await serve_app(path, reviewer="dr_a")
+    status, html = await get(f"{base}/")
+    assert status == 200 and 'href="/rubrics/bee"' in html
+    assert (await get(f"{base}/items/0"))[0] == 404
+    status, _ = await post(f"{base}/rubrics/bee", {"action:tone": "reject"})
+    assert status == 303
+    saved = read_rubric(tmp_path / "reviewed-rubrics" / "bee.v2.yaml")
+    assert [c.id for c in saved.criteria] == ["stinger", "tweezers", "pain"]

@@ -12,7 +12,8 @@ from assay.cli.app import app
 
 @app.command()
 def review(
-    run: Path = typer.Argument(..., help="A run directory (assay grade)."),
+    run: Path = typer.Argument(..., help="A run directory (assay grade), or a rubric file "
+                                         "(e.g. assay generate's output) to curate."),
     host: str = typer.Option("127.0.0.1", "--host", help="Bind address; beyond loopback needs --token."),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
     reviewer: str = typer.Option(os.environ.get("USER") or "reviewer", "--reviewer",
@@ -21,7 +22,8 @@ def review(
                                      help="Required on every request (open /?token=... once)."),
 ) -> None:
     """Walk the items, see each verdict with its explanation, agree / disagree / correct it;
-    accept, edit or reject rubric criteria. Labels land in RUN/labels.sqlite."""
+    accept, edit or reject rubric criteria. Labels land in RUN/labels.sqlite; reviewed rubrics
+    in reviewed-rubrics/ as new versions."""
     from assay.cli.output import fail
     from assay.errors import AssayError
 

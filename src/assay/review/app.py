@@ -27,15 +27,16 @@ from typing import Any
 
 from aiohttp import web
 
-from assay.errors import AssayError, ConfigError, InputError
+from assay.errors import AssayError, ConfigError, InputError, Issue
 from assay.report.data import RunReport, load_run
 from assay.review.labels import RunLabels
 from assay.review.rubrics import RubricDecision, save_reviewed_rubric
-from assay.rubric import Criterion
+from assay.rubric import Criterion, Rubric
 
 MAX_NOTE = 2000
 _TEMPLATES = Path(__file__).parent / "templates"
-_RUN = web.AppKey("run", RunReport)
+_RUN = web.AppKey("run", RunReport)  # None when reviewing a rubric file
+_RUBRICS = web.AppKey("rubrics", dict)
 _LABELS = web.AppKey("labels", RunLabels)
 _SETTINGS = web.AppKey("settings", dict)
 
@@ -57,16 +58,24 @@ def check_binding(host: str, token: str | None) -> None:
                           "to the network")
 
 
-def make_app(run_dir: str | Path, *, reviewer: str = "reviewer", token: str | None = None) -> web.Application:
-    """The review app for the run at ``run_dir``."""
+def make_app(target: str | Path, *, reviewer: str = "reviewer", token: str | None = None) -> web.Application:
+    """The review app for a run directory, or for a rubric file (a rubric, or per-item rubrics
+    such as ``assay generate``'s output): then only the rubric pages are served, and reviewed
+    versions are saved in ``reviewed-rubrics/`` beside the file."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-    run = load_run(run_dir)
+    target = Path(target)
     app = web.Application(middlewares=[_auth_middleware], client_max_size=1024 * 1024)
-    app[_RUN] = run
-    app[_LABELS] = RunLabels.open(run_dir)
+    if target.is_dir():
+        run = load_run(target)
+        app[_RUN], app[_RUBRICS] = run, run.rubrics
+        app[_LABELS] = RunLabels.open(target)
+        out, title = target / "reviewed-rubrics", run.name
+    else:
+        app[_RUN], app[_RUBRICS] = None, _rubric_file(target)
+        out, title = target.parent / "reviewed-rubrics", target.name
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(default=True))
-    app[_SETTINGS] = {"reviewer": reviewer, "token": token, "env": env, "run_dir": Path(run_dir)}
+    app[_SETTINGS] = {"reviewer": reviewer, "token": token, "env": env, "out": out, "title": title}
     app.router.add_get("/", _index)
     app.router.add_get("/items/{index:\\d+}", _item)
     app.router.add_post("/items/{index:\\d+}/label", _label)
@@ -77,8 +86,21 @@ def make_app(run_dir: str | Path, *, reviewer: str = "reviewer", token: str | No
     return app
 
 
+def _rubric_file(path: Path) -> dict[str, Rubric]:
+    from assay.metrics.sources import read_rubrics
+
+    if not path.is_file():
+        raise InputError(Issue(str(path), None, None, "no such run directory or rubric file"))
+    rubrics = read_rubrics(path)
+    found = {rubrics.shared.id: rubrics.shared} if rubrics.shared is not None else rubrics.per_item
+    if not found:
+        raise InputError(Issue(str(path), None, None, "holds no rubric to review"))
+    return dict(found)
+
+
 async def _close(app: web.Application) -> None:
-    app[_LABELS].close()
+    if _LABELS in app:
+        app[_LABELS].close()
 
 
 @web.middleware
@@ -98,8 +120,9 @@ async def _auth_middleware(request: web.Request, handler):
 
 def _render(request: web.Request, name: str, status: int = 200, **context: Any) -> web.Response:
     settings = request.app[_SETTINGS]
-    html = settings["env"].get_template(name).render(run=request.app[_RUN],
-                                                       reviewer=_reviewer(request), **context)
+    html = settings["env"].get_template(name).render(
+        run=request.app[_RUN], rubrics=request.app[_RUBRICS], title=settings["title"],
+        reviewer=_reviewer(request), **context)
     return web.Response(text=html, content_type="text/html", status=status)
 
 
@@ -108,10 +131,14 @@ def _reviewer(request: web.Request) -> str:
 
 
 async def _health(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok", "items": len(request.app[_RUN].items)})
+    run = request.app[_RUN]
+    return web.json_response({"status": "ok", "items": len(run.items) if run else 0,
+                              "rubrics": len(request.app[_RUBRICS])})
 
 
 async def _index(request: web.Request) -> web.Response:
+    if request.app[_RUN] is None:
+        return _render(request, "index.html.j2", labelled={})
     labels = request.app[_LABELS].labels()
     mine: dict[str, int] = {}
     reviewer = _reviewer(request)
@@ -123,6 +150,8 @@ async def _index(request: web.Request) -> web.Response:
 
 def _item_or_404(request: web.Request):
     index = int(request.match_info["index"])
+    if request.app[_RUN] is None:
+        raise web.HTTPNotFound(text="this review is of a rubric file: it has no items")
     items = request.app[_RUN].items
     if index >= len(items):
         raise web.HTTPNotFound(text=f"no item number {index}")
@@ -188,18 +217,18 @@ def _decide(criterion: Criterion, final: str | None, action: str, label: str) ->
 
 async def _rubric(request: web.Request) -> web.Response:
     item_id = request.match_info["item_id"]
-    rubric = request.app[_RUN].rubrics.get(item_id)
+    rubric = request.app[_RUBRICS].get(item_id)
     if rubric is None:
-        raise web.HTTPNotFound(text=f"no item {item_id!r}")
+        raise web.HTTPNotFound(text=f"no rubric {item_id!r}")
     return _render(request, "rubric.html.j2", item_id=item_id, rubric=rubric,
                    saved=request.query.get("saved"))
 
 
 async def _save_rubric(request: web.Request) -> web.Response:
     item_id = request.match_info["item_id"]
-    rubric = request.app[_RUN].rubrics.get(item_id)
+    rubric = request.app[_RUBRICS].get(item_id)
     if rubric is None:
-        raise web.HTTPNotFound(text=f"no item {item_id!r}")
+        raise web.HTTPNotFound(text=f"no rubric {item_id!r}")
     form = await request.post()
     decisions = []
     for criterion in rubric.criteria:
@@ -207,8 +236,8 @@ async def _save_rubric(request: web.Request) -> web.Response:
         decisions.append(RubricDecision(criterion.id, action, str(form.get(f"text:{criterion.id}", "")),
                                         _float(form.get(f"weight:{criterion.id}"))))
     try:
-        path = save_reviewed_rubric(rubric, decisions, request.app[_SETTINGS]["run_dir"] / "reviewed-rubrics",
-                                    reviewer=_reviewer(request), source=f"item {item_id}")
+        path = save_reviewed_rubric(rubric, decisions, request.app[_SETTINGS]["out"],
+                                    reviewer=_reviewer(request), source=item_id)
     except AssayError as exc:
         raise web.HTTPBadRequest(text=str(exc)) from None
     raise web.HTTPSeeOther(f"/rubrics/{item_id}?saved={path.name}")
