@@ -61,7 +61,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
@@ -359,6 +359,35 @@ class HealthBenchReport:
     by_theme: dict[str, ClippedMean]
 
 
+class HealthBenchValues:
+    """Example metrics gathered as they come, one compact column per metric name, for
+    :func:`healthbench_report` (a run's scoring adds 100,000 examples without keeping them)."""
+
+    def __init__(self) -> None:
+        from array import array
+
+        self._array = array
+        self.columns: dict[str, Any] = {}
+
+    def add(self, example: HealthBenchExampleScore) -> None:
+        columns = self.columns
+        for name, value in example.metrics.items():
+            column = columns.get(name)
+            if column is None:
+                column = columns[name] = self._array("d")
+            column.append(value)
+        score = columns.get("score")
+        if score is None:
+            score = columns["score"] = self._array("d")
+        score.append(example.score)
+
+    def __bool__(self) -> bool:
+        return bool(self.columns)
+
+    def report(self, *, n_bootstrap: int = 1000, seed: int = 0) -> HealthBenchReport:
+        return _clipped_report(self.columns, n_bootstrap=n_bootstrap, seed=seed)
+
+
 def healthbench_report(
     examples: Iterable[HealthBenchExampleScore], *, n_bootstrap: int = 1000, seed: int = 0
 ) -> HealthBenchReport:
@@ -369,22 +398,27 @@ def healthbench_report(
     generator; here one ``numpy.random.RandomState(seed)`` is consumed in the same order, so
     the figures equal simple-evals' after ``numpy.random.seed(seed)`` and are reproducible.
     """
+    values = HealthBenchValues()
+    for example in examples:
+        values.add(example)
+    return values.report(n_bootstrap=n_bootstrap, seed=seed)
+
+
+def _clipped_report(name2values: Mapping[str, Sequence[float]], *, n_bootstrap: int,
+                    seed: int) -> HealthBenchReport:
     import numpy as np
 
-    name2values: dict[str, list[float]] = {}
-    for example in examples:
-        for name, value in example.metrics.items():
-            name2values.setdefault(name, []).append(value)
-        name2values.setdefault("score", []).append(example.score)
+    from assay.score_table import bootstrap_means
+
     if not name2values:
         raise InputError("no HealthBench examples to aggregate")
-
     rng = np.random.RandomState(seed)
     stats: dict[str, ClippedMean] = {}
     for name, values in name2values.items():
         array = np.asarray(values, dtype=float)
-        draws = rng.randint(0, len(array), size=(n_bootstrap, len(array)))
-        means = np.clip(array[draws].mean(axis=1), 0, 1)
+        n = len(array)
+        means = np.clip(bootstrap_means(array, n_bootstrap,
+                                        lambda rows, n=n: rng.randint(0, n, size=(rows, n))), 0, 1)
         stats[name] = ClippedMean(
             float(np.clip(array.mean(), 0, 1)), float(np.std(means)), len(array)
         )

@@ -121,6 +121,14 @@ class ResponseCache:
     def writes(self) -> bool:
         return self.mode != "bypass"
 
+    def has(self, key: str) -> bool:
+        """True if :meth:`get` would find a fresh reply (counts neither a hit nor a miss)."""
+        with self._lock:
+            pending = self._pending.get(key)
+            row = pending[6:] if pending is not None else self._db.execute(
+                "SELECT created FROM replies WHERE key = ?", (key,)).fetchone()
+        return row is not None and (self.ttl_s is None or time.time() - row[0] <= self.ttl_s)
+
     def get(self, key: str) -> CachedReply | None:
         with self._lock:
             pending = self._pending.get(key)

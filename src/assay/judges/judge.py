@@ -74,6 +74,7 @@ class Judge:
         self.total_usage = Usage()
         self.total_cost_usd = 0.0
         self.calls = 0
+        self._deferred_check: asyncio.Future[Failure | None] | bool = False
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -134,6 +135,28 @@ class Judge:
             raise ConfigError(f"judge {self.id!r}: {where} refused a test request: "
                               f"{_http_message(result)}")
         log.warning("judge %s: preflight got HTTP %d (transient; the run retries)", self.id, status)
+
+    def defer_check(self) -> None:
+        """Make the preflight :meth:`check` just before the first request that leaves the cache,
+        instead of now: a run served wholly from the cache sends nothing. If that check fails,
+        every call that needs the endpoint fails with its message (none is retried)."""
+        self._deferred_check = True
+
+    async def _checked(self) -> Failure | None:
+        """The deferred preflight's outcome (made once; concurrent first calls wait for it)."""
+        pending = self._deferred_check
+        if pending is True:
+            pending = self._deferred_check = asyncio.get_running_loop().create_future()
+            try:
+                await self.check()
+                pending.set_result(None)
+                self._deferred_check = False
+            except ConfigError as exc:
+                pending.set_result(Failure(FailureKind.TRANSPORT, str(exc), 0))
+            except BaseException as exc:
+                pending.set_result(Failure(FailureKind.TRANSPORT, redact(f"preflight: {exc}"), 0))
+                raise
+        return await asyncio.shield(pending)
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
         """Ask once (with retries, format fallbacks and one re-ask); never raises for model,
@@ -200,6 +223,10 @@ class Judge:
         attempts, retries = 0, 0
         policy = self.config.retry
         limiter = self.limiter
+        if self._deferred_check is not False:
+            problem = await self._checked()
+            if problem is not None:
+                return _Failed(problem, ""), attempts, Usage()
         while True:
             mode = self._modes[0]
             body = self._wire.build_body(self.config, messages, request.schema,

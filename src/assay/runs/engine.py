@@ -17,13 +17,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from assay.errors import Issue
+from assay.errors import AssayError, Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
 from assay.judges.secrets import get_logger
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.rubric import Item, Rubric
-from assay.runs.store import CallRecord, RunStore
+from assay.runs.store import COMMIT_AFTER_S, CallRecord, RunStore
 from assay.verdict import Verdict
 
 log = get_logger("assay.runs")  # scrubs secrets from every record
@@ -88,6 +88,7 @@ class Engine:
         self._stop: str | None = None
         self._store_error: BaseException | None = None
         self._unsaved = 0
+        self._commit_timer: asyncio.TimerHandle | None = None
 
     async def run(self, items: Iterable[Item]) -> EngineOutcome:
         from assay.judges.types import FailureKind  # noqa: F401  (import early: fail fast)
@@ -105,6 +106,7 @@ class Engine:
                 except STORE_WRITE_ERRORS as exc:
                     self._store_failed(exc)
                     break
+                self._commit_soon()
                 for call in todo:
                     await window.acquire()
                     if self._stop:
@@ -121,10 +123,28 @@ class Engine:
             await asyncio.gather(*tasks, return_exceptions=True)
             outcome.status = "interrupted"
             raise
+        finally:
+            self._commit_now()  # whatever ended the run, the finished calls are kept
         if self._stop:
             outcome.status = self._stop
         outcome.store_error, outcome.unsaved_calls = self._store_error, self._unsaved
         return outcome
+
+    def _commit_soon(self) -> None:
+        """Commit what is written within COMMIT_AFTER_S (the store commits full batches itself)."""
+        if self._commit_timer is None and self.store.dirty and self._store_error is None:
+            loop = asyncio.get_running_loop()
+            self._commit_timer = loop.call_later(COMMIT_AFTER_S, self._commit_now)
+
+    def _commit_now(self) -> None:
+        if self._commit_timer is not None:
+            self._commit_timer.cancel()
+            self._commit_timer = None
+        try:
+            self.store.commit()
+        except STORE_WRITE_ERRORS as exc:
+            self._store_failed(exc)
+            self._unsaved += self.store.rolled_back
 
     def _store_failed(self, error: BaseException) -> None:
         """The first failed write stops the run (one error, not one per call in flight)."""
@@ -175,13 +195,11 @@ class Engine:
         return todo
 
     async def _call(self, call: PlannedCall, window: asyncio.Semaphore, outcome: EngineOutcome) -> None:
-        from assay.judges.types import FailureKind, JudgeRequest
+        from assay.judges.types import FailureKind
 
         try:
             slot = self.judges[call.judge]
-            request = JudgeRequest(messages=call.messages, schema=call.schema,
-                                   schema_name="verdicts" if call.per_item else "verdict",
-                                   template_version=call.template_version)
+            request = judge_request(call)
             try:
                 reply = await slot.judge.ask(request)
             except Exception as exc:  # a bug below us must not lose the run
@@ -224,13 +242,38 @@ class Engine:
             self.store.record_call(record, item_done=left == 0)
         except STORE_WRITE_ERRORS as exc:
             self._store_failed(exc)
-            self._unsaved += 1
+            self._unsaved += 1 + self.store.rolled_back
             return
+        self._commit_soon()
         self.progress.call_done(cached=record.cached, errors=len(errors),
                                 cost_usd=record.cost_usd)
         if left == 0:
             del self._pending[call.item_id]
             self.progress.item_done()
+
+
+def judge_request(call: PlannedCall) -> Any:
+    """The :class:`~assay.judges.JudgeRequest` a planned call sends."""
+    from assay.judges.types import JudgeRequest
+
+    return JudgeRequest(messages=call.messages, schema=call.schema,
+                        schema_name="verdicts" if call.per_item else "verdict",
+                        template_version=call.template_version)
+
+
+def served_from_cache(item: Item, rubric: Rubric | None, grader: Grader,
+                      judges: Sequence[JudgeSlot], cache: Any) -> bool:
+    """True if every call of ``item`` has a reply in ``cache`` (then a run starting with it
+    may defer its judges' preflight to the first call that leaves the cache)."""
+    rubric = item.rubric or rubric
+    if cache is None or not cache.reads or not cache.writes or rubric is None or not item.response:
+        return False
+    try:
+        calls = [(slot.judge, c) for slot in judges for c in grader.plan(item, rubric, slot.id)]
+    except AssayError:  # the engine reports a bad item; here it only means "not cached"
+        return False
+    return bool(calls) and all(cache.has(judge.cache_key(judge_request(call)))
+                               for judge, call in calls)
 
 
 def _max_in_flight(judge: Any) -> int:

@@ -13,10 +13,11 @@ changed settings), and grades only what is not finished yet.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,13 @@ from assay.grading.aggregate import Aggregation
 from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
 from assay.grading.grader import Grader, GradingConfig
 from assay.rubric import Rubric
-from assay.runs.engine import STORE_WRITE_ERRORS, Engine, EngineOutcome, JudgeSlot
+from assay.runs.engine import (
+    STORE_WRITE_ERRORS,
+    Engine,
+    EngineOutcome,
+    JudgeSlot,
+    served_from_cache,
+)
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.progress import QuietProgress, RichProgress
@@ -273,8 +280,18 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     weights = [j["weight"] for j in config["judges"]]
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
     lock = None
+    items = iter(source)
     try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
-        await check_judges(judges)
+        first = next(items, None)
+        if first is not None:
+            items = itertools.chain([first], items)
+        slots = [JudgeSlot(c.judge_id, j) for c, j in zip(judge_configs, judges)]
+        if first is not None and served_from_cache(first, options.rubric,
+                                                   Grader(grading, example_pools=pools), slots, cache):
+            for judge in judges:  # a warm cache: check just before the first request, if any
+                judge.defer_check()
+        else:
+            await check_judges(judges)
         run_dir = Path(resume).parent if resume is not None and Path(resume).is_file() else (
             Path(resume) if resume is not None else _new_run_dir(options))
         lock = RunLock(run_dir).acquire()
@@ -292,13 +309,14 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
             lock.release()
         raise
     try:
-        return await _grade(store, source, options, config, judge_configs, judges, weights,
-                            pools, grading, console, progress, cache)
+        return await _grade(store, source, items, options, config, judge_configs, judges,
+                            weights, pools, grading, console, progress, cache)
     finally:
         lock.release()
 
 
-async def _grade(store: RunStore, source: ItemSource, options: RunOptions, config: dict[str, Any],
+async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], options: RunOptions,
+                 config: dict[str, Any],
                  judge_configs: list[Any], judges: list[Any], weights: list[float],
                  pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
                  progress: Any, cache: Any) -> RunReport:
@@ -317,7 +335,7 @@ async def _grade(store: RunStore, source: ItemSource, options: RunOptions, confi
     manifest: dict[str, Any] = {}
     try:
         with progress:
-            outcome = await engine.run(iter(source))
+            outcome = await engine.run(items)
         status = outcome.status
         if status != "error":
             missing = store.missing()

@@ -6,9 +6,11 @@ call: prompt hash, option permutations, raw reply, tokens, cost, latency, cache 
 ``verdicts`` (one per item × criterion × judge) and ``errors`` (failed calls and replies that
 could not be read; never verdicts).
 
-Every finished call is committed in its own transaction before the engine moves on, in WAL mode
-with ``synchronous=NORMAL``: a ``kill -9`` loses at most the calls that were still in flight,
-and a resumed run finds every finished call and does not make it again.
+Finished calls are committed in batches (every :data:`COMMIT_EVERY` calls, and by the engine
+at least every :data:`COMMIT_AFTER_S` seconds and at the end), in WAL mode with
+``synchronous=NORMAL``: one commit per call cost more than the rest of a call's bookkeeping. A
+``kill -9`` loses the calls still in flight and at most that window of finished calls not yet
+committed; a resumed run finds every committed call and does not make it again.
 
 Example:
     >>> import tempfile, pathlib
@@ -71,6 +73,8 @@ def _expected_columns() -> dict[str, list[str]]:
 
 
 _COLUMNS: dict[str, list[str]] = {}
+COMMIT_EVERY = 256  # finished calls per transaction at most
+COMMIT_AFTER_S = 0.25  # and no finished call waits longer than this for its commit
 __all__ = ["CallRecord", "RunStore", "StoreError", "Totals", "rubric_hash"]
 
 
@@ -128,6 +132,9 @@ class RunStore:
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, str(exc)) from None
         self._rubrics: set[str] = set()
+        self.uncommitted = 0  # finished calls written in the open transaction
+        self.rolled_back = 0  # finished calls lost by the last failed write
+        self.commit_every = COMMIT_EVERY
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -180,7 +187,34 @@ class RunStore:
             raise damaged(self.path, "the run's config is missing")
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.commit()
+        finally:
+            self.db.close()
+
+    @property
+    def dirty(self) -> bool:
+        """True while something written is not committed yet."""
+        return self.db.in_transaction
+
+    def commit(self) -> None:
+        """Commit the calls written since the last commit (a no-op if there are none). If the
+        commit fails, they are rolled back (counted in :attr:`rolled_back`) and the error raised."""
+        pending, self.uncommitted = self.uncommitted, 0
+        if self.db.in_transaction:
+            try:
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.rolled_back = pending
+                try:
+                    self.db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                raise
+
+    def _begin(self) -> None:
+        if not self.db.in_transaction:
+            self.db.execute("BEGIN")
 
     def _set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -198,7 +232,9 @@ class RunStore:
     # -- writing --------------------------------------------------------------------------------
 
     def register_item(self, item: Item, rubric: Rubric, n_calls: int) -> None:
-        """Record an item before its first call (no-op if it is already there)."""
+        """Record an item before its first call (no-op if it is already there); committed with
+        the next batch of calls."""
+        self._begin()
         digest = rubric_hash(rubric)
         if digest not in self._rubrics:
             self.db.execute("INSERT OR IGNORE INTO rubrics VALUES (?, ?)",
@@ -209,11 +245,13 @@ class RunStore:
             (item.id, digest, item.model_dump_json(exclude={"rubric"}), n_calls, time.time()))
 
     def record_call(self, record: CallRecord, *, item_done: bool) -> None:
-        """Write one finished call with its verdicts and errors, in one committed transaction."""
+        """Write one finished call with its verdicts and errors; it is committed with the next
+        batch (see the module doc), or at once if the batch is full. If a write fails, the
+        calls not yet committed are rolled back and the error raised."""
         db = self.db
         u = record.usage
         now = time.time()
-        db.execute("BEGIN")
+        self._begin()
         try:
             db.execute("DELETE FROM errors WHERE call_key = ?", (record.key,))
             db.execute(
@@ -238,8 +276,11 @@ class RunStore:
             if item_done:
                 db.execute("UPDATE items SET done = 1, finished_at = ? WHERE id = ?",
                            (now, record.item_id))
-            db.execute("COMMIT")
+            self.uncommitted += 1
+            if self.uncommitted >= self.commit_every:
+                self.commit()
         except BaseException:
+            self.rolled_back, self.uncommitted = self.uncommitted, 0
             if db.in_transaction:
                 try:
                     db.execute("ROLLBACK")
@@ -248,6 +289,7 @@ class RunStore:
             raise
 
     def mark_item_done(self, item_id: str) -> None:
+        self._begin()
         self.db.execute("UPDATE items SET done = 1, finished_at = ? WHERE id = ?", (time.time(), item_id))
 
     # -- reading --------------------------------------------------------------------------------
