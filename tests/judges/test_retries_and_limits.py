@@ -58,13 +58,79 @@ async def test_no_retries_means_one_attempt(serve):
     assert reply.attempts == 1 and len(server.requests) == 1
 
 
-async def test_a_retry_after_pauses_the_whole_endpoint(serve):
+async def test_an_isolated_429_delays_only_its_own_retry(serve):
     server = await serve(faults=Faults(script=["rate_limit"], retry_after=0.25), latency=0.01)
     async with judge_for(server, limits={"max_in_flight": 1}) as judge:
         replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(3)))
-    assert all(r.ok for r in replies)
+    assert all(r.ok for r in replies) and judge.limiter.slowdowns == 0
+    first, *rest = server.requests
+    retried = next(r for r in rest if r["criterion_id"] == first["criterion_id"])
+    others = [r["time"] for r in rest if r is not retried]
+    assert retried["time"] - first["time"] >= 0.24  # its own Retry-After
+    assert max(others) < retried["time"]  # the others went ahead meanwhile
+
+
+async def test_a_storm_of_429s_pauses_the_whole_endpoint(serve):
+    server = await serve(faults=Faults(script=["rate_limit"] * 4, retry_after=0.25), latency=0.01)
+    async with judge_for(server, limits={"max_in_flight": 4}) as judge:
+        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(8)))
+    assert all(r.ok for r in replies) and judge.limiter.slowdowns == 1
     times = arrivals(server)
-    assert min(times[1:]) - times[0] >= 0.24
+    storm_end = max(times[:4])
+    assert min(times[4:]) - storm_end >= 0.24  # nothing was sent during the pause
+
+
+async def test_a_full_window_of_429s_narrows_once_not_once_per_429(serve):
+    server = await serve(faults=Faults(script=["rate_limit"] * 16, retry_after=0.001), latency=0.01)
+    async with judge_for(server, limits={"max_in_flight": 16}, retry={"base_delay_s": 0}) as judge:
+        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(16)))
+        assert judge.limiter.slowdowns == 1  # the 429s of requests sent before it do not count
+        assert judge.limiter.width >= 8
+    assert all(r.ok for r in replies)
+
+
+def test_a_trickle_of_429s_among_successes_does_not_narrow():
+    from assay.judges.config import Limits
+    from assay.judges.limits import Limiter
+
+    limiter = Limiter(Limits(max_in_flight=64))
+    for _ in range(50):  # 10% 429s, in pairs: each pair used to halve the width
+        limiter.record_rate_limited(1.0, limiter.round)
+        limiter.record_rate_limited(1.0, limiter.round)
+        for _ in range(18):
+            limiter.record_success()
+    assert (limiter.width, limiter.slowdowns, limiter.paused_until) == (64, 0, 0.0)
+
+
+def test_the_width_grows_back_by_one_per_window_of_successes_after_a_storm():
+    from assay.judges.config import Limits
+    from assay.judges.limits import Limiter
+
+    limiter = Limiter(Limits(max_in_flight=64))
+    for _ in range(6):  # storms: each halves it once
+        for _ in range(4):
+            limiter.record_rate_limited(None, limiter.round)
+    assert limiter.width == 1 and limiter.slowdowns == 6
+    widths = []
+    for _ in range(sum(range(1, 64))):  # 1 + 2 + ... + 63 successes: +1 per window
+        limiter.record_success()
+        widths.append(limiter.width)
+    assert widths[0] == 2 and widths[-1] == 64 and widths == sorted(widths)
+    limiter.record_rate_limited(None, limiter.round)  # an isolated 429 afterwards
+    assert limiter.width == 64
+
+
+async def test_a_hung_request_times_out_on_a_timeout_fitted_to_the_endpoint(serve):
+    # 32 quick replies fit the timeout (1 s here: the floor); the 33rd request hangs for 30 s
+    # and the judge's configured timeout is 60 s: it must give up on it long before that.
+    server = await serve(faults=Faults(script=[None] * 32 + ["timeout"], hang_s=30.0), latency=0.005)
+    async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:
+        replies = [await judge.ask(request(f"c{i}")) for i in range(32)]
+        assert judge.attempt_timeout_s < 60.0
+        hung = await asyncio.wait_for(judge.ask(request("hung")), timeout=20)
+        after = await judge.ask(request("after"))  # its slot was freed
+    assert all(r.ok for r in replies) and hung.ok and after.ok
+    assert hung.attempts == 2 and judge.limiter.in_flight == 0
 
 
 async def test_requests_in_flight_never_exceed_the_limit(serve):
@@ -101,10 +167,10 @@ async def test_repeated_429s_halve_the_concurrency(serve):
 
 
 async def test_the_concurrency_grows_back_after_successes(serve):
-    server = await serve(faults=Faults(script=["rate_limit"] * 2, retry_after=0.001))
+    server = await serve(faults=Faults(script=["rate_limit"] * 4, retry_after=0.001))
     async with judge_for(server, limits={"max_in_flight": 4}, retry={"max_retries": 3, "base_delay_s": 0}) as judge:
-        await judge.ask(request())
-        assert judge.limiter.width == 2
+        await asyncio.gather(*(judge.ask(request(f"s{i}")) for i in range(4)))
+        assert judge.limiter.slowdowns == 1 and judge.limiter.width < 4
         for i in range(10):
             await judge.ask(request(f"c{i}"))
         assert judge.limiter.width == 4

@@ -51,7 +51,8 @@ def grade(
     resume: Path | None = typer.Option(None, "--resume", help="Continue this run directory."),
     budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1,
-                                              help="Calls outstanding at once."),
+                                              help="Requests in flight to each judge (default: its "
+                                              "limits.max_in_flight, 64)."),
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (CI)."),

@@ -4,6 +4,14 @@ comes back as a classified :class:`Failure` with the raw reply.
 
 One ``ask`` = budget check → cache lookup → (limits → HTTP → retry)* → parse → at most one
 re-ask → cost → cache store.
+
+Each HTTP attempt waits at most an *adaptive timeout* fitted to the endpoint: the configured
+``timeout_s`` until :data:`TIMEOUT_SAMPLES` replies have been seen, then
+``max(MIN_TIMEOUT_S, 8 × median, 3 × p99)`` of the recent reply latencies, never more than
+``timeout_s``. A hung request so frees its slot in seconds on a fast endpoint (a local vLLM,
+the fake judge) and still gets tens of seconds on a slow one; every timeout doubles the bound
+(up to ``timeout_s``) until replies show where it should be, so an endpoint that slows down
+for real is not cut off.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import deque
 from typing import Any
 
 import orjson
@@ -31,6 +40,8 @@ from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, U
 
 log = get_logger("assay.judges")
 _BODY_EXCERPT = 300
+TIMEOUT_SAMPLES = 32  # replies seen before the timeout adapts (and between refits)
+MIN_TIMEOUT_S = 1.0
 PREFLIGHT_PROMPT = "Assay preflight check: reply with the JSON object {\"ok\": true}."
 PREFLIGHT_MESSAGES = ({"role": "user", "content": PREFLIGHT_PROMPT},)
 PREFLIGHT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -75,6 +86,9 @@ class Judge:
         self.total_cost_usd = 0.0
         self.calls = 0
         self._deferred_check: asyncio.Future[Failure | None] | bool = False
+        self._latencies: deque[float] = deque(maxlen=8 * TIMEOUT_SAMPLES)
+        self._since_fit = 0
+        self.attempt_timeout_s = config.timeout_s  # adapted to the endpoint (module doc)
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -232,14 +246,16 @@ class Judge:
             body = self._wire.build_body(self.config, messages, request.schema,
                                          request.schema_name, mode)
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0
-            await limiter.acquire(estimate)
+            sent_in = await limiter.acquire(estimate)
             budget = self.budget
             if budget is not None and budget.exhausted:  # spent while this call was queued
                 limiter.release()
                 budget.refuse()
                 return _Failed(_budget_failure(budget), ""), attempts, Usage()
+            timeout = self.attempt_timeout_s
+            sent = time.perf_counter()
             try:
-                result = await self._transport.post_json(self._wire.path, body)
+                result = await self._transport.post_json(self._wire.path, body, timeout_s=timeout)
             finally:
                 limiter.release()
             attempts += 1
@@ -247,6 +263,7 @@ class Judge:
             if isinstance(result, HttpResult):
                 raw = result.body.decode("utf-8", "replace")
                 if result.status == 200:
+                    self._seen_latency(time.perf_counter() - sent)
                     reply = self._read(result)
                     if isinstance(reply, WireReply):
                         limiter.record_success(estimate, reply.usage.total_tokens)
@@ -263,9 +280,11 @@ class Judge:
                         retry_after = parse_retry_after(result.headers)
                         if retry_after is not None:
                             retry_after = min(retry_after, policy.max_retry_after_s)
-                        limiter.record_rate_limited(retry_after)
+                        limiter.record_rate_limited(retry_after, sent_in)
             else:
                 failure = result
+                if failure.kind is FailureKind.TIMEOUT:  # maybe the endpoint slowed down
+                    self.attempt_timeout_s = min(self.config.timeout_s, 2 * timeout)
             if not is_retryable(failure.kind, failure.status) or retries >= policy.max_retries:
                 return _Failed(failure, raw), attempts, Usage()
             delay = retry_delay(retries, policy, retry_after, self._rng)
@@ -274,6 +293,17 @@ class Judge:
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:
                 await asyncio.sleep(delay)
+
+    def _seen_latency(self, seconds: float) -> None:
+        """Refit the attempt timeout every TIMEOUT_SAMPLES replies (see the module doc)."""
+        self._latencies.append(seconds)
+        self._since_fit += 1
+        if self._since_fit >= TIMEOUT_SAMPLES:
+            self._since_fit = 0
+            recent = sorted(self._latencies)
+            median, p99 = recent[len(recent) // 2], recent[int(0.99 * (len(recent) - 1))]
+            self.attempt_timeout_s = min(self.config.timeout_s,
+                                         max(MIN_TIMEOUT_S, 8 * median, 3 * p99))
 
     def _read(self, result: HttpResult) -> WireReply | Failure:
         try:

@@ -3,8 +3,16 @@
 :class:`TokenBucket` refills continuously at ``per_minute / 60`` per second and holds at most
 ``burst_s`` seconds of budget; a request larger than the bucket waits for a full bucket and
 then leaves it in debt, so the long-run rate still holds. :class:`Limiter` combines a
-concurrency gate whose width halves after repeated 429s (and grows back by one per window of
-successes), a pause honouring Retry-After for the whole endpoint, and the two buckets.
+concurrency gate, the two buckets, and an AIMD response to rate limits:
+
+* a *rate-limit storm* (at least half of the last few answers are 429s, at least
+  ``REPEATED_429`` of them) halves the width and pauses the whole endpoint for the Retry-After;
+  the 429s of requests sent before that narrowing do not narrow it again (one decrease per
+  round, as TCP does), so a burst of 429s from one full window halves it once, not six times;
+* an isolated 429 (a few percent of answers) only delays its own retry by its Retry-After:
+  pausing every request for it would stall a run against an endpoint that sheds a little load;
+* the width grows back by one per window of ``width`` successes (additive increase), 429s or
+  not, up to ``max_in_flight``, so it recovers once the storm has passed.
 
 Example:
     >>> import asyncio
@@ -26,7 +34,9 @@ from collections import deque
 
 from assay.judges.config import Limits
 
-REPEATED_429 = 2  # this many 429s in a row halve the concurrency
+REPEATED_429 = 2  # a storm has at least this many 429s ...
+STORM_WINDOW = 16  # ... making up at least half of the last (up to) this many answers ...
+STORM_MIN_ANSWERS = 4  # ... of at least this many answers since the last narrowing
 
 
 class TokenBucket:
@@ -60,8 +70,9 @@ class TokenBucket:
 
 
 class Limiter:
-    """Admission control for one endpoint. Call :meth:`acquire` before a request and
-    :meth:`release` after it, then :meth:`record_success` or :meth:`record_rate_limited`."""
+    """Admission control for one endpoint. :meth:`acquire` before a request (it returns the
+    round the request is sent in) and :meth:`release` after it, then :meth:`record_success` or
+    :meth:`record_rate_limited` with that round."""
 
     def __init__(self, limits: Limits):
         self.limits = limits
@@ -71,12 +82,18 @@ class Limiter:
         self.rpm = TokenBucket(limits.rpm) if limits.rpm else None
         self.tpm = TokenBucket(limits.tpm) if limits.tpm else None
         self.paused_until = 0.0
-        self.rate_limited_in_a_row = 0
         self.slowdowns = 0
-        self._successes = 0
+        self.round = 0  # bumped by every narrowing
+        self._answers: deque[bool] = deque(maxlen=STORM_WINDOW)  # True: a 429, this round
+        self._successes = 0  # since the width last changed
         self._waiters: deque[asyncio.Future[None]] = deque()
 
-    async def acquire(self, tokens: float = 0.0) -> None:
+    def set_max_in_flight(self, n: int) -> None:
+        """Allow ``n`` requests in flight (e.g. ``assay grade --concurrency N``)."""
+        self.max_in_flight = self.width = max(1, int(n))
+        self._wake()
+
+    async def acquire(self, tokens: float = 0.0) -> int:
         if self.in_flight < self.width and not self._waiters:
             self.in_flight += 1
         else:
@@ -101,6 +118,7 @@ class Limiter:
         except BaseException:
             self.release()
             raise
+        return self.round
 
     def release(self) -> None:
         self.in_flight -= 1
@@ -114,24 +132,32 @@ class Limiter:
                 future.set_result(None)
 
     def record_success(self, estimated_tokens: float = 0.0, actual_tokens: float = 0.0) -> None:
-        self.rate_limited_in_a_row = 0
         if self.tpm is not None and estimated_tokens:
             self.tpm.adjust(actual_tokens - estimated_tokens)
+        self._answers.append(False)
         if self.width < self.max_in_flight:
             self._successes += 1
-            if self._successes >= self.width:
+            if self._successes >= self.width:  # additive increase: +1 per window
                 self._successes = 0
                 self.width += 1
                 self._wake()
 
-    def record_rate_limited(self, retry_after: float | None) -> None:
-        """A 429: pause the endpoint for Retry-After, and narrow after repeated ones."""
-        self.rate_limited_in_a_row += 1
+    def record_rate_limited(self, retry_after: float | None, sent_in: int | None = None) -> None:
+        """A 429 to a request sent in round ``sent_in``: narrow and pause in a storm (see the
+        module doc); an isolated one changes nothing here (its retry waits on its own)."""
+        if sent_in is not None and sent_in < self.round:
+            return  # sent before the last narrowing, which already answered it
+        answers = self._answers
+        answers.append(True)
+        limited = sum(answers)
+        if not (self.limits.slow_down and limited >= REPEATED_429
+                and len(answers) >= STORM_MIN_ANSWERS and 2 * limited >= len(answers)):
+            return
+        answers.clear()
+        self.round += 1
         self._successes = 0
         if retry_after:
             self.paused_until = max(self.paused_until, time.monotonic() + retry_after)
-        if self.limits.slow_down and self.rate_limited_in_a_row >= REPEATED_429:
-            self.rate_limited_in_a_row = 0
-            if self.width > 1:
-                self.width = max(1, self.width // 2)
-                self.slowdowns += 1
+        if self.width > 1:
+            self.width = max(1, self.width // 2)
+            self.slowdowns += 1

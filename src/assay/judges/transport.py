@@ -47,6 +47,7 @@ class Transport:
         self._headers = {**_JSON, **headers}
         self._secret_headers = secret_headers or {}
         self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._last_timeout: aiohttp.ClientTimeout | None = None
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -75,7 +76,11 @@ class Transport:
                         timeout_s: float | None = None) -> HttpResult | Failure:
         """POST ``body`` as JSON; an :class:`HttpResult` for any HTTP status, a Failure if none."""
         session = self._open()
-        timeout = aiohttp.ClientTimeout(total=timeout_s) if timeout_s is not None else None
+        timeout = None
+        if timeout_s is not None:
+            timeout = self._last_timeout
+            if timeout is None or timeout.total != timeout_s:
+                timeout = self._last_timeout = aiohttp.ClientTimeout(total=timeout_s)
         try:
             async with session.post(self.base_url + path, data=orjson.dumps(body),
                                     **({"timeout": timeout} if timeout else {})) as response:

@@ -81,8 +81,9 @@ class Engine:
         self.judges = {slot.id: slot for slot in judges}
         self.rubric = rubric
         limit = sum(_max_in_flight(slot.judge) for slot in judges)
-        # Twice the judges' in-flight limits keeps them saturated while a reply is recorded.
-        self.concurrency = concurrency or max(8, 2 * limit)
+        # Four times the judges' in-flight limits keeps them saturated while replies are
+        # recorded and while calls wait out a retry delay (a 429's Retry-After, a backoff).
+        self.concurrency = concurrency or max(8, 4 * limit)
         self.progress = progress or _NoProgress()
         self._pending: dict[str, int] = {}
         self._stop: str | None = None
@@ -277,5 +278,8 @@ def served_from_cache(item: Item, rubric: Rubric | None, grader: Grader,
 
 
 def _max_in_flight(judge: Any) -> int:
+    limiter = getattr(judge, "limiter", None)
+    if limiter is not None:
+        return int(limiter.max_in_flight)
     limits = getattr(getattr(judge, "config", None), "limits", None)
     return int(getattr(limits, "max_in_flight", 64))

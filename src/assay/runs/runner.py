@@ -279,6 +279,9 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         cache = ResponseCache(options.cache_path)
     weights = [j["weight"] for j in config["judges"]]
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
+    if options.concurrency:  # requests in flight to each judge (operational: not in the config)
+        for judge in judges:
+            judge.limiter.set_max_in_flight(options.concurrency)
     lock = None
     items = iter(source)
     try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
@@ -326,7 +329,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     grader = Grader(grading, example_pools=pools)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
         progress = QuietProgress() if options.quiet else RichProgress(source.total(), console=console)
-    engine = Engine(store, grader, slots, rubric=options.rubric, concurrency=options.concurrency,
+    engine = Engine(store, grader, slots, rubric=options.rubric,
                     progress=progress)
     started = time.perf_counter()
     status = "interrupted"
