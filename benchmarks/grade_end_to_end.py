@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import socket
 import subprocess
 import sys
@@ -68,16 +67,36 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class Server:
-    """`assay fake-judge` in its own process, logging requests to count them."""
+SERVER = """
+import asyncio, json, signal, sys
+from assay.testing import FakeJudgeServer, Faults
+port, latency, faults, counts = int(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+server = FakeJudgeServer(port=port, latency=latency / 1000, faults=Faults(**faults), keep_log=False,
+                         log_path=sys.argv[5])
 
-    def __init__(self, work: Path, latency_ms: float, *extra: str):
+async def main():
+    await server.start()
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    open(counts, "w").write(json.dumps({"preflights": server.preflights}))
+    await server.stop()
+
+asyncio.run(main())
+"""
+
+
+class Server:
+    """The fake judge in its own process, logging requests (and counting preflights) to count
+    everything a run sends."""
+
+    def __init__(self, work: Path, latency_ms: float, **faults: float):
         self.port = free_port()
         self.log = work / f"requests-{self.port}.jsonl"
+        self.counts = work / f"counts-{self.port}.json"
         self.proc = subprocess.Popen(
-            [ASSAY, "fake-judge", "--port", str(self.port), "--latency-ms", str(latency_ms),
-             "--log", str(self.log), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [sys.executable, "-c", SERVER, str(self.port), str(latency_ms), json.dumps(faults),
+             str(self.counts), str(self.log)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(200):
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
@@ -102,22 +121,25 @@ class Server:
                     break
         return out
 
-    def stop(self) -> None:
+    def stop(self) -> dict:
+        """Stop it; what it counted besides the logged requests."""
         self.proc.terminate()
         self.proc.wait(timeout=10)
+        return json.loads(self.counts.read_text()) if self.counts.exists() else {}
 
 
 def run_grade(args: list[str]) -> dict:
     """One `assay grade` process: wall, CPU (user+sys) and peak RSS of that process alone."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([ASSAY, "grade", *args, "--quiet"], capture_output=True, text=True)
+    proc = subprocess.Popen([ASSAY, "grade", *args, "--quiet"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode not in (0, 4):
-        raise SystemExit(f"assay grade failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "peak_mb": after.ru_maxrss / 1024, "exit": proc.returncode}
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 4):
+        raise SystemExit(f"assay grade failed ({code}): {proc.stderr.read()[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
+            "exit": code}
 
 
 async def bare_client(base_url: str, bodies: list[bytes], n: int, concurrency: int) -> dict:
@@ -180,13 +202,16 @@ def main() -> None:
         if "warm" in cases:
             seen = server.requests()
             warm = grade(server, "warm", "--cache", str(work / "cache.sqlite"))
-            row("assay grade, warm cache", calls, warm, None,
-                f"{server.requests() - seen} requests sent")
+            sent = server.requests() - seen
     finally:
-        server.stop()
+        counted = server.stop()
+    if "warm" in cases:
+        preflights = counted.get("preflights", 0) - 1  # the clean run's own preflight
+        row("assay grade, warm cache", calls, warm, None,
+            f"{sent} requests + {preflights} preflights sent")
     if "faults" in cases:
-        faulty = Server(work, 50, "--429-rate", "0.1", "--500-rate", "0.1", "--timeout-rate", "0.03",
-                        "--retry-after", "1")
+        faulty = Server(work, 50, rate_limit=0.1, server_error=0.1, timeout=0.03, retry_after=1.0,
+                        hang_s=600.0)
         try:
             result = grade(faulty, "faults")
             row("faults (10% 429, 10% 500, 3% hung)", calls, result, None,

@@ -138,3 +138,21 @@ def test_a_template_file_can_declare_the_sampling_it_was_written_for(tmp_path):
     path.write_text("user: 'Judge {{criterion}} in {{response}}'\nsampling: {top_k: 5}\n")
     with pytest.raises(ConfigError, match="strict.yaml: sampling"):
         GradingConfig(templates={"binary": str(path)}).sampling_defaults()
+
+
+def test_the_fast_prompt_hash_is_the_hash_of_the_standard_librarys_json():
+    import hashlib
+    import json
+    import random
+
+    from assay.grading.grader import prompt_hash
+
+    rng = random.Random(1)
+    alphabet = [*map(chr, range(0x80)), "é", "漢", "\u2028", "\u2029", "\U0001f600", "\x7f"]
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        messages = ({"role": "system", "content": text}, {"role": "user", "content": text[::-1]})
+        expected = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()
+        assert prompt_hash(messages) == expected, repr(text)
+    odd = ({"role": "user", "content": [{"type": "text", "text": "x"}]},)  # not str -> str
+    assert prompt_hash(odd) == hashlib.sha256(json.dumps(odd, ensure_ascii=False).encode()).hexdigest()

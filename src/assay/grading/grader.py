@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
+
 from assay.errors import ConfigError
 from assay.grading import schemas
 from assay.grading.fewshot import Example, FewShot, select_examples
@@ -130,7 +132,41 @@ class PlannedCall:
 
     @property
     def prompt_hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.messages, ensure_ascii=False).encode()).hexdigest()
+        return prompt_hash(self.messages)
+
+
+def prompt_hash(messages: Sequence[dict[str, Any]]) -> str:
+    """SHA-256 of ``json.dumps(messages, ensure_ascii=False)``, UTF-8.
+
+    Messages of string keys and values are serialised with orjson and joined with the standard
+    library's separators: the same bytes, about ten times faster on HealthBench-sized prompts.
+
+    >>> m = ({"role": "user", "content": 'Say "hi"\\n\u00e9\u2028\x01'},)
+    >>> prompt_hash(m) == hashlib.sha256(json.dumps(m, ensure_ascii=False).encode()).hexdigest()
+    True
+    """
+    try:
+        payload = _plain_messages_json(messages)
+    except orjson.JSONEncodeError:  # e.g. a lone surrogate: the standard library says what
+        payload = None
+    if payload is None:
+        payload = json.dumps(messages, ensure_ascii=False).encode()
+    return hashlib.sha256(payload).hexdigest()
+
+
+def _plain_messages_json(messages: Sequence[Any]) -> bytes | None:
+    """The standard library's JSON bytes for a list of str -> str dicts, else None."""
+    parts = []
+    for message in messages:
+        if type(message) is not dict:
+            return None
+        fields = []
+        for key, value in message.items():
+            if type(key) is not str or type(value) is not str:
+                return None
+            fields.append(orjson.dumps(key) + b": " + orjson.dumps(value))
+        parts.append(b"{" + b", ".join(fields) + b"}")
+    return b"[" + b", ".join(parts) + b"]"
 
 
 def call_key(item_id: str, judge: str, criterion_ids: Sequence[str]) -> str:

@@ -28,6 +28,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -54,7 +55,7 @@ class Template:
     system: str | None = None
     sampling: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property  # a template does not change; every call of a run asks for its version
     def version(self) -> str:
         parts: list[Any] = [self.style, self.system, self.user]
         if self.sampling:
