@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -68,18 +69,24 @@ def free_port() -> int:
 
 
 SERVER = """
-import asyncio, json, signal, sys
+import asyncio, json, os, signal, sys
 from assay.testing import FakeJudgeServer, Faults
 port, latency, faults, counts = int(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
 server = FakeJudgeServer(port=port, latency=latency / 1000, faults=Faults(**faults), keep_log=False,
                          log_path=sys.argv[5])
 
+def dump():
+    with open(counts + ".tmp", "w") as out:
+        out.write(json.dumps({"preflights": server.preflights}))
+    os.replace(counts + ".tmp", counts)
+
 async def main():
     await server.start()
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, dump)
+    dump()
     await stop.wait()
-    open(counts, "w").write(json.dumps({"preflights": server.preflights}))
     await server.stop()
 
 asyncio.run(main())
@@ -121,11 +128,19 @@ class Server:
                     break
         return out
 
-    def stop(self) -> dict:
-        """Stop it; what it counted besides the logged requests."""
+    def preflights(self) -> int:
+        """Preflight requests it has answered so far (not in the request log)."""
+        before = self.counts.stat().st_mtime_ns
+        self.proc.send_signal(signal.SIGUSR1)
+        for _ in range(100):
+            time.sleep(0.05)
+            if self.counts.stat().st_mtime_ns != before:
+                break
+        return json.loads(self.counts.read_text())["preflights"]
+
+    def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=10)
-        return json.loads(self.counts.read_text()) if self.counts.exists() else {}
 
 
 def run_grade(args: list[str]) -> dict:
@@ -200,13 +215,12 @@ def main() -> None:
         if "c64" in cases:
             row("assay grade --concurrency 64", calls, grade(server, "c64", "--concurrency", "64"), bare_rate)
         if "warm" in cases:
-            seen = server.requests()
+            seen, checks = server.requests(), server.preflights()
             warm = grade(server, "warm", "--cache", str(work / "cache.sqlite"))
-            sent = server.requests() - seen
+            sent, preflights = server.requests() - seen, server.preflights() - checks
     finally:
-        counted = server.stop()
+        server.stop()
     if "warm" in cases:
-        preflights = counted.get("preflights", 0) - 1  # the clean run's own preflight
         row("assay grade, warm cache", calls, warm, None,
             f"{sent} requests + {preflights} preflights sent")
     if "faults" in cases:
