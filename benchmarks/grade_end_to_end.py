@@ -4,8 +4,9 @@
     .venv/bin/python benchmarks/grade_end_to_end.py --cases clean,warm
 
 Data: real HealthBench rows (tests/data/healthbench/dev.jsonl, 60 examples, 800 criteria)
-repeated with fresh ids to 440 examples (5,860 criteria, one call each), graded in HealthBench
-mode on the physicians' ideal completions, so prompts have HealthBench's real sizes. The fake
+repeated with fresh ids to 440 examples (6,308 criteria, one call each; a repeat's first turn gets
+a short suffix so that no two calls share a prompt and the cold run has no cache hits), graded in
+HealthBench mode on the physicians' ideal completions, so prompts have HealthBench's real sizes. The fake
 judge runs in its own process (L = 50 ms unless a case says otherwise). Each `assay grade` is a
 separate process: wall clock, its own CPU time (user + system) and its peak RSS come from the OS.
 
@@ -46,6 +47,10 @@ def healthbench_rows(path: Path, n_examples: int) -> Path:
         for i in range(n_examples):
             row = dict(rows[i % len(rows)])
             row["prompt_id"] = f"{row['prompt_id']}-{i}"
+            if i >= len(rows):  # a repeated example gets its own prompts: no call is a cache hit
+                first = dict(row["prompt"][0])
+                first["content"] = f"{first['content']} (case {i})"
+                row["prompt"] = [first, *row["prompt"][1:]]
             out.write(json.dumps(row) + "\n")
     return path
 
@@ -153,8 +158,10 @@ def run_grade(args: list[str]) -> dict:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 4):
         raise SystemExit(f"assay grade failed ({code}): {proc.stderr.read()[-2000:]}")
+    run_dir = Path(args[args.index("--run-dir") + 1])
+    timing = json.loads((run_dir / "manifest.json").read_text())["timing"]
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
-            "exit": code}
+            "exit": code, "phase_s": timing["wall_s"]}
 
 
 async def bare_client(base_url: str, bodies: list[bytes], n: int, concurrency: int) -> dict:
@@ -177,6 +184,8 @@ async def bare_client(base_url: str, bodies: list[bytes], n: int, concurrency: i
 def row(name: str, calls: int, result: dict, bare_rate: float | None = None, note: str = "") -> None:
     rate = calls / result["wall"]
     ratio = f"{rate / bare_rate:.2f}x" if bare_rate else ""
+    if result.get("phase_s"):  # the engine's own time, from the run's manifest
+        note = f"grading phase {calls / result['phase_s']:,.0f}/s; {note}".rstrip("; ")
     peak = f"{result['peak_mb']:.0f}" if "peak_mb" in result else ""
     print(f"| {name:<34} | {calls:>7,} | {rate:>8,.0f} | {ratio:>6} | "
           f"{result['cpu'] / calls * 1000:>6.3f} | {result['wall']:>7.1f} | {peak:>6} | {note}")
