@@ -14,6 +14,7 @@ from pathlib import Path
 
 from assay.errors import InputError, Issue
 from assay.rubric import Item
+from assay.verdict import Verdict
 
 
 def file_sha256(path: str | Path) -> str:
@@ -88,6 +89,17 @@ class ItemSource:
 
     def __iter__(self) -> Iterator[Item]:
         return self._with_responses(self._raw())
+
+    def human_labels(self) -> list[Verdict]:
+        """Labels the item file carries itself (an Autorubric dataset's ground truth)."""
+        if self.path is None or Path(self.path).suffix.lower() not in (".json", ".yaml", ".yml"):
+            return []
+        from assay.rubric.io.autorubric_dataset import KIND, read_dataset
+        from assay.rubric.io.formats import detect_format
+
+        if detect_format(self.path).kind != KIND:
+            return []
+        return read_dataset(self.path, strict=False).labels
 
     def _raw(self) -> Iterable[Item]:
         if self.items is not None:
