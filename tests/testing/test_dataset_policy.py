@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from assay.errors import InputError
 from assay.rubric.io.autorubric_dataset import read_dataset
 from assay.testing import policy_from_string
 from assay.testing.dataset_policy import DatasetPolicy, perturb_labels, write_perturbed_dataset
@@ -57,3 +60,12 @@ def test_a_perturbed_copy_is_a_valid_dataset_with_exactly_the_changed_labels(tmp
     original, copy = read_dataset(CHARM), read_dataset(tmp_path / "perturbed.json")
     assert [i.response for i in copy.items] == [i.response for i in original.items]
     assert n == sum(a != b for a, b in zip(original.labels, copy.labels)) > 0
+
+
+def test_the_perturbed_policy_string_answers_from_a_seeded_perturbed_copy():
+    data = read_dataset(CHARM)
+    policy = policy_from_string(f"perturbed:0.3:{CHARM}", seed=4)
+    expected = perturb_labels(data.items, data.labels, rate=0.3, seed=4)
+    assert policy.labels == expected
+    with pytest.raises(InputError, match="RATE in"):
+        policy_from_string(f"perturbed:1.5:{CHARM}")

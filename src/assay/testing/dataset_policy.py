@@ -8,8 +8,9 @@ adjacent accuracy stays 1; a nominal label takes the next option; an N/A label b
 scored option), and :func:`write_perturbed_dataset` writes such a copy for the fake judge to
 answer from: agreement against the original then equals the share of labels left unchanged.
 
-From the shell: ``assay fake-judge --policy dataset:charm100_sample.json`` (add
-``--error-rate 0.2`` for random wrong answers instead).
+From the shell: ``assay fake-judge --policy dataset:charm100_sample.json``, or
+``--policy perturbed:0.3:charm100_sample.json --seed 4`` to answer from a perturbed copy
+(``--error-rate 0.2`` instead wraps either in random wrong answers).
 
 Example:
     >>> from assay.rubric import Item, Rubric
@@ -31,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.errors import InputError
 from assay.grading.seeding import rng_for
 from assay.rubric import Item
 from assay.rubric.criterion import Criterion, CriterionKind
@@ -71,6 +73,25 @@ class DatasetPolicy:
     def __call__(self, view: CriterionView) -> str:
         key = (view.criterion_id or "", (view.response_text or "").strip())
         return self.answers.get(key, self.default)
+
+
+def dataset_policy(kind: str, arg: str, *, seed: int = 0) -> DatasetPolicy:
+    """The policy of ``--policy dataset:FILE`` or ``--policy perturbed:RATE:FILE``."""
+    if kind == "dataset":
+        return DatasetPolicy.from_file(arg)
+    rate, _, path = arg.partition(":")
+    try:
+        share = float(rate)
+    except ValueError:
+        share = -1.0
+    if not path or not 0.0 <= share <= 1.0:
+        raise InputError(f"--policy perturbed:{arg}: expected perturbed:RATE:FILE.json with "
+                         "RATE in [0, 1]")
+    from assay.rubric.io.autorubric_dataset import read_dataset
+
+    data = read_dataset(path)
+    return DatasetPolicy.from_items(data.items, perturb_labels(data.items, data.labels,
+                                                               rate=share, seed=seed))
 
 
 def perturb_labels(items: Iterable[Item], labels: Sequence[Verdict], *, rate: float,
