@@ -16,10 +16,10 @@ from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from assay.cli import app
+from assay.review.labels import RunLabels
 from assay.rubric.io.autorubric_dataset import read_dataset
 from assay.testing.dataset_policy import DatasetPolicy, write_perturbed_dataset
 from assay.testing.server import FakeJudgeServer
-from assay.verdict import read_verdicts
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "autorubric"
 CHARM = EXAMPLES / "charm100_sample.json"
@@ -48,7 +48,8 @@ def _by_criterion(report: dict) -> dict[str, dict]:
 @pytest.mark.parametrize("dataset", [CHARM, ESSAY], ids=["charm-mixed", "essay-binary"])
 def test_answering_from_the_ground_truth_gives_perfect_agreement(tmp_path, dataset):
     _grade(dataset, DatasetPolicy.from_file(dataset), tmp_path / "run")
-    assert len(read_verdicts(tmp_path / "run" / "labels.jsonl")) == len(read_dataset(dataset).labels)
+    with RunLabels.open(tmp_path / "run") as stored:
+        assert stored.verdicts() == read_dataset(dataset).labels
     report = _agreement(tmp_path / "run", tmp_path / "agreement.json")
     assert report["missing_verdicts"] == 0 and report["unlabelled"] == 0
     assert report["pooled"]["accuracy"]["value"] == 1.0
@@ -123,13 +124,25 @@ def test_agreement_reads_a_dataset_as_labels_for_a_verdict_file(tmp_path):
     assert from_file["scores"] == from_run["scores"]
 
 
+def test_resuming_a_dataset_run_does_not_store_its_labels_twice(tmp_path):
+    run = tmp_path / "run"
+    with FakeJudgeServer.run_in_thread(policy=DatasetPolicy.from_file(CHARM)) as server:
+        runner = CliRunner()
+        first = runner.invoke(app, ["grade", str(CHARM), "-q", "--run-dir", str(run),
+                                    "--judge", f"openai-compatible:fake@{server.base_url}"])
+        again = runner.invoke(app, ["grade", "--resume", str(run), "-q"])
+    assert first.exit_code == 0 and again.exit_code == 0, again.output
+    with RunLabels.open(run) as stored:
+        assert len(stored.verdicts()) == 72 and stored.history_count() == 72
+
+
 def test_agreement_without_labels_on_a_run_that_stored_none_says_what_to_give(tmp_path):
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"id": "q1", "prompt": "Hi?", "response": "Hello."}) + "\n")
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text("id: r\ncriteria:\n  - {id: greets, text: Greets., weight: 1}\n")
     _grade(items, "MET", tmp_path / "run", "--rubric", str(rubric))
-    assert not (tmp_path / "run" / "labels.jsonl").exists()
+    assert not RunLabels.exists(tmp_path / "run")
     result = CliRunner().invoke(app, ["agreement", str(tmp_path / "run")])
     assert result.exit_code != 0
-    assert "no human labels stored with this run: give --labels" in " ".join(result.output.split())
+    assert "no human labels: give --labels FILE" in " ".join(result.output.split())

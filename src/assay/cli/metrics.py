@@ -19,7 +19,8 @@ def agreement(
     source: Path = typer.Argument(..., help=_SOURCE_HELP),
     labels: Path | None = typer.Option(
         None, "--labels", "-l", help="Human labels: verdict JSONL (`judge` naming the rater) or "
-        "an Autorubric dataset. Default: the labels a run stored (graded from a dataset)."),
+        "an Autorubric dataset. Default for a run: the labels stored with it (by assay review, "
+        "or a graded dataset's ground truth)."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
     formula: str = typer.Option("autorubric", "--formula", "-f",
                                 help="Score formula for score-level agreement."),

@@ -2,22 +2,22 @@
 
 ``--labels`` takes a verdict JSONL file (one label per line, ``judge`` naming the rater) or an
 Autorubric dataset, whose ``ground_truth`` are the labels and whose rubrics then say each
-criterion's kind, options and weight. Without ``--labels``, a run directory graded from a
-labelled file uses the labels it stored (``RUN/labels.jsonl``).
+criterion's kind, options and weight. Without ``--labels``, a run directory uses the labels
+stored with it (``RUN/labels.sqlite``: reviewers' labels from ``assay review``, and the ground
+truth of a dataset it was graded from).
 
 Example:
     >>> import tempfile, pathlib
     >>> labels_for(pathlib.Path(tempfile.mkdtemp()), None)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    assay.errors.InputError: ...: no human labels stored with this run: give --labels ...
+    assay.errors.InputError: ...: --labels: no human labels: give --labels FILE, or label ...
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from assay.errors import InputError, Issue
 from assay.metrics.sources import Rubrics
 from assay.verdict import Verdict
 
@@ -26,17 +26,9 @@ def labels_for(source: str | Path, labels: str | Path | None) -> tuple[list[Verd
     """``(labels, rubrics they bring)``: rubrics only when the labels are a dataset."""
     source = Path(source)
     if labels is None:
-        if source.is_dir():
-            from assay.runs.labels import read_run_labels
+        from assay.metrics.sources import run_labels
 
-            stored = read_run_labels(source)
-            if stored is not None:
-                return stored, None
-            message = "no human labels stored with this run"
-        else:
-            message = "a verdict file has no labels of its own"
-        raise InputError(Issue(str(source), None, None, f"{message}: give --labels (a verdict "
-                                                        "JSONL file or an Autorubric dataset)"))
+        return run_labels(source), None
     path = Path(labels)
     from assay.rubric.io.autorubric_dataset import KIND, read_dataset
     from assay.rubric.io.formats import detect_format

@@ -1,48 +1,44 @@
-"""Human labels kept with a run: ``RUN/labels.jsonl``, one verdict per (item, criterion).
+"""Labels a run's item file brings with it go into the run's label store.
 
-A run graded from a labelled file (an Autorubric dataset's ``ground_truth``) stores those
-labels next to its verdicts, so ``assay agreement RUN`` needs nothing else. The file is the
-verdict JSONL format, so any tool that reads labels reads it.
+A run graded from a labelled file (an Autorubric dataset's ``ground_truth``) puts those labels
+into ``RUN/labels.sqlite``, the store ``assay review`` writes reviewers' labels to, so
+``assay agreement RUN`` and ``assay report RUN`` find them with nothing else given.
 
 Example:
-    >>> import tempfile, pathlib
+    >>> import tempfile
+    >>> from assay.review.labels import RunLabels
     >>> from assay.verdict import Verdict
-    >>> run = pathlib.Path(tempfile.mkdtemp())
-    >>> store_labels(run, [Verdict(item_id="q1", criterion_id="c", verdict="MET",
-    ...                            judge="ground_truth")]).name
-    'labels.jsonl'
-    >>> [v.verdict.value for v in read_run_labels(run)]
-    ['MET']
+    >>> run = tempfile.mkdtemp()
+    >>> label = Verdict(item_id="q1", criterion_id="c", verdict="MET", judge="ground_truth")
+    >>> store_labels(run, [label]), store_labels(run, [label])  # once only
+    (1, 0)
+    >>> with RunLabels.open(run) as labels:
+    ...     [(v.judge, v.verdict.value) for v in labels.verdicts()]
+    [('ground_truth', 'MET')]
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.verdict import Verdict, read_verdicts, write_verdicts
-
-LABELS_FILE = "labels.jsonl"
+from assay.verdict import Verdict
 
 
-def labels_path(run_dir: str | Path) -> Path:
-    return Path(run_dir) / LABELS_FILE
-
-
-def store_labels(run_dir: str | Path, labels: Sequence[Verdict]) -> Path | None:
-    """Write ``labels`` into the run (once: an existing file is kept); None when there are none."""
-    path = labels_path(run_dir)
+def store_labels(run_dir: str | Path, labels: Sequence[Verdict]) -> int:
+    """Put ``labels`` into the run's label store, skipping any (item, criterion, rater) it
+    already holds (a resumed run, or a reviewer's later correction); returns how many it added."""
     if not labels:
-        return None
-    if not path.exists():
-        partial = path.with_name(f".{LABELS_FILE}.partial")
-        write_verdicts(labels, partial)
-        os.replace(partial, path)
-    return path
+        return 0
+    from assay.review.labels import RunLabels
 
-
-def read_run_labels(run_dir: str | Path) -> list[Verdict] | None:
-    """The labels stored with a run, or None if it has none."""
-    path = labels_path(run_dir)
-    return read_verdicts(path) if path.is_file() else None
+    added = 0
+    with RunLabels.open(run_dir) as store:
+        have = {(label.item_id, label.criterion_id, label.rater) for label in store.labels()}
+        for v in labels:
+            if (v.item_id, v.criterion_id, v.judge) in have:
+                continue
+            store.put(v.item_id, v.criterion_id, v.judge, option=v.option, note=v.explanation,
+                      verdict=None if v.verdict is None else v.verdict.value)
+            added += 1
+    return added
