@@ -166,7 +166,8 @@ def as_policy(policy: str | Mapping[str, str] | Policy | None) -> Policy:
 def policy_from_string(text: str, *, error_rate: float = 0.0, seed: int = 0) -> Policy:
     """The CLI's policy syntax: ``MET`` | ``UNMET`` | ``CANNOT_ASSESS`` | ``fixed:LABEL`` |
     ``truth:FILE.jsonl`` | ``dataset:FILE.json`` (an Autorubric dataset's ground truth) |
-    ``perturbed:RATE:FILE.json`` (a seeded perturbed copy of it); ``error_rate`` > 0 wraps it in a :class:`RandomErrorPolicy`.
+    ``perturbed:RATE:FILE.json`` (a seeded perturbed copy of it); ``error_rate`` > 0 wraps it
+    in a :class:`RandomErrorPolicy`.
 
         >>> policy_from_string("fixed:well")(CriterionView(None, None, None))
         'well'
