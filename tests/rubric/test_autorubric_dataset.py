@@ -276,3 +276,24 @@ def test_convert_cli_writes_items_and_labels_and_refuses_labels_for_other_kinds(
     refused = runner.invoke(app, ["convert", str(rubric), str(tmp_path / "r.yaml"),
                                   "--labels", str(tmp_path / "gt.jsonl")])
     assert refused.exit_code == 1
+
+
+def test_a_research_rubrics_set_with_per_item_rubrics_and_no_responses_yet_round_trips(tmp_path):
+    """The shape of Autorubric's ResearchRubrics file: no dataset prompt or rubric, each item
+    its own prompt and rubric (with penalties), empty submissions, ground_truth null."""
+    document = {
+        "name": "research-rubrics", "prompt": None, "rubric": None,
+        "items": [{"submission": "", "description": "domain: Current Events",
+                   "ground_truth": None,
+                   "rubric": [{"name": "Explicit Criteria-1", "weight": 5.0,
+                               "requirement": "Covers 9 AM to 10 PM.  "},
+                              {"name": "Implicit Criteria-7", "weight": -5.0,
+                               "requirement": "Recommends illegal fireworks."}],
+                   "prompt": "Plan July 4 in Washington DC."}]}
+    path = _write(tmp_path, document, "research.json")
+    [item] = read_dataset(path).items
+    assert (item.prompt, item.response) == ("Plan July 4 in Washington DC.", "")
+    assert [c.weight for c in item.rubric.criteria] == [5.0, -5.0]
+    convert_file(path, tmp_path / "items.jsonl", None)
+    convert_file(tmp_path / "items.jsonl", tmp_path / "back.json", "autorubric-dataset")
+    assert json.loads((tmp_path / "back.json").read_text()) == document

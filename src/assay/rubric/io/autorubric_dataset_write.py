@@ -125,7 +125,9 @@ def _bare(rubric: Rubric | None) -> Any:
 
 def _shared_rubric(items: Sequence[Item]) -> Rubric | None:
     """The rubric items not flagged with their own share, when they all share one."""
-    candidates = [i for i in items if not _meta(i).get("own_rubric")] or list(items)
+    candidates = [i for i in items if not _meta(i).get("own_rubric")]
+    if not candidates:  # every item was read with its own rubric: the dataset had none
+        return None
     first = candidates[0].rubric
     if first is None or any(_bare(i.rubric) != _bare(first) for i in candidates):
         return None
