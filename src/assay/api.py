@@ -32,7 +32,7 @@ class GradeResult:
     """The outcome of a run: scores, summary, and access to every stored verdict."""
 
     run_dir: Path
-    status: str
+    status: str  # complete | incomplete (some verdicts missing: resume) | budget | interrupted
     report: Any  # assay.runs.runner.RunReport
 
     @property

@@ -25,12 +25,11 @@ def validate(
         0, "--max-issues", help="Print at most this many issues per file (0 = all).", min=0),
 ) -> None:
     """Check files and list every problem with file, line and field; exit 1 if any."""
-    from rich.console import Console
-
+    from assay.cli.output import console as safe_console
     from assay.rubric.io import check_file
     from assay.rubric.io.formats import ITEM_KINDS
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = safe_console(markup=True, highlight=False, soft_wrap=True)
     total_issues = bad_files = 0
     for path in files:
         file_format, issues, count = check_file(path)
@@ -84,7 +83,7 @@ def convert(
         message = convert_file(source, target, to, labels=labels, rubric=rubric)
     except InputError as exc:
         print_issues(exc.issues)
-        stderr().print(f"[red]nothing written: {len(exc.issues)} problem(s) in the input[/]")
+        stderr().print(f"nothing written: {len(exc.issues)} problem(s) in the input", style="red")
         raise typer.Exit(1) from None
     stdout().print(message, highlight=False)
 

@@ -132,6 +132,7 @@ def judges_check(
 
     from assay.errors import AssayError
     from assay.judges import make_judge
+    from assay.judges.secrets import redact
 
     async def check_all() -> int:
         failed = 0
@@ -140,7 +141,7 @@ def judges_check(
                 judge = make_judge(spec, config_file=config)
                 async with judge:
                     await judge.check()
-                typer.echo(f"ok    {judge.id}  {judge.config.base_url}")
+                typer.echo(redact(f"ok    {judge.id}  {judge.config.base_url}"))
             except AssayError as exc:
                 failed += 1
                 typer.echo(f"FAIL  {spec}: {exc}")

@@ -77,6 +77,12 @@ def compare(
         abstention = abstention_option(abstain)
         a, rubrics = read_source(source_a, rubric)
         b, _ = read_source(source_b, rubric)
+        if not {v.item_id for v in a} & {v.item_id for v in b}:
+            from assay.errors import InputError, Issue
+
+            raise InputError(Issue(f"{source_a}, {source_b}", None, None,
+                                   "no item in common: a paired comparison needs the same items "
+                                   "graded on both sides"))
         human = read_verdicts(labels) if labels is not None else None
         report = comparison(a, b, rubrics, labels=human, formula=formula,
                             abstention=abstention, seed=seed)
