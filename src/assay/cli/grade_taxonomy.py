@@ -20,7 +20,7 @@ ROUTERS = ("tree", "catalogue", "embedding", "relevance", "all")
 
 def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     from assay.rubric.io import read_taxonomy
-    from assay.runs.runner import _new_run_dir, arun
+    from assay.runs.runner import _new_run_dir
 
     if args["router"] not in ROUTERS:
         raise InputError(Issue(None, None, "--router", f"unknown router {args['router']!r}; "
@@ -43,30 +43,46 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     source = source_of(args)
     items = list(source)
     run_dir = Path(args["resume"] or options.run_dir or _new_run_dir(options))
-    options.run_dir = str(run_dir)
-    routed, batch, issues, summary, router = asyncio.run(
-        _route(items, taxonomy, args, options, run_dir))
-    from assay.runs.sources import ItemSource
-
-    report = asyncio.run(arun(ItemSource(items=routed), options, resume=args["resume"],
-                              console=None))
-    n_items = summary["items"] or 1
-    summary["grading_calls_made"] = report.totals.calls
-    summary["measured_calls_per_item"] = (summary["routing_calls"] + report.totals.calls) / n_items
-    if router is not None:
-        from assay.routing.grade import record_routing
-
-        record_routing(run_dir, taxonomy, router, batch, summary)
-    (run_dir / "routing").mkdir(parents=True, exist_ok=True)
-    (run_dir / "routing" / "summary.json").write_text(json.dumps(summary, indent=2) + "\n",
-                                                      encoding="utf-8")
+    report, summary, issues = route_and_grade(
+        items, taxonomy, options, run_dir, router=args["router"],
+        router_judge=args["router_judge"], threshold=args["router_threshold"],
+        resume=args["resume"], quiet=args["quiet"])
     _print_summary(summary, args["router"])
     report.issues = [*source.issues, *issues, *report.issues]
     report.extra_json = {"routing": summary}
     return report
 
 
-async def _route(items, taxonomy, args, options, run_dir: Path):
+def route_and_grade(items, taxonomy, options, run_dir: Path, *, router: str,
+                    router_judge: str | None = None, threshold: float | None = None,
+                    resume: Any = None, quiet: bool = True, routing_dir: Path | None = None):
+    """Route ``items``, grade their active leaves in the run ``run_dir``; returns the run
+    report, the routing summary (calls per item measured) and the items left out."""
+    from assay.runs.runner import arun
+    from assay.runs.sources import ItemSource
+
+    options.run_dir = str(run_dir)
+    if options.formula in (None, ""):
+        options.formula = "pass-rate"
+    args = {"router": router, "router_judge": router_judge, "router_threshold": threshold,
+            "quiet": quiet}
+    routed, batch, issues, summary, router_obj = asyncio.run(
+        _route(items, taxonomy, args, options, Path(routing_dir or run_dir / "routing")))
+    report = asyncio.run(arun(ItemSource(items=routed), options, resume=resume, console=None))
+    n_items = summary["items"] or 1
+    summary["grading_calls_made"] = report.totals.calls
+    summary["measured_calls_per_item"] = (summary["routing_calls"] + report.totals.calls) / n_items
+    if router_obj is not None:
+        from assay.routing.grade import record_routing
+
+        record_routing(run_dir, taxonomy, router_obj, batch, summary)
+    (run_dir / "routing").mkdir(parents=True, exist_ok=True)
+    (run_dir / "routing" / "summary.json").write_text(json.dumps(summary, indent=2) + "\n",
+                                                      encoding="utf-8")
+    return report, summary, issues
+
+
+async def _route(items, taxonomy, args, options, routing_dir: Path):
     from assay.routing import Catalogue, make_router
     from assay.routing.base import Routing, Selection
     from assay.routing.batch import RoutedBatch
@@ -93,7 +109,7 @@ async def _route(items, taxonomy, args, options, run_dir: Path):
     try:
         router = make_router(args["router"], catalogue, caller=caller,
                              threshold=args["router_threshold"])
-        routed, batch, issues = await route_for_grading(items, taxonomy, router, run_dir,
+        routed, batch, issues = await route_for_grading(items, taxonomy, router, routing_dir,
                                                         quiet=args["quiet"], caller=caller)
     finally:
         if judge is not None:

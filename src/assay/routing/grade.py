@@ -9,7 +9,7 @@ run directory (``RUN/routing``: its manifest and traced calls) and in the run st
 
 Example::
 
-    routed, batch, issues = await route_for_grading(items, taxonomy, router, run_dir)
+    routed, batch, issues = await route_for_grading(items, taxonomy, router, run_dir / "routing")
     report = await arun(ItemSource(items=routed), options)      # the usual grading run
     record_routing(run_dir, taxonomy, router, batch)
 """
@@ -30,15 +30,16 @@ from assay.rubric import Item, Taxonomy
 
 
 async def route_for_grading(
-    items: Sequence[Item], taxonomy: Taxonomy, router: Router, run_dir: str | Path, *,
+    items: Sequence[Item], taxonomy: Taxonomy, router: Router, routing_dir: str | Path, *,
     quiet: bool = True, caller: StageCaller | None = None,
 ) -> tuple[list[Item], RoutedBatch, list[Issue]]:
-    """Route ``items`` into ``RUN/routing`` and give each the rubric of its active leaves.
+    """Route ``items`` in the job ``routing_dir`` (usually ``RUN/routing``) and give each the
+    rubric of its active leaves.
 
     ``caller`` (the router's) is pointed at the routing job's call store, so every routing call
     is traced in the run directory.
     """
-    job = JobDir.open(Path(run_dir) / "routing", kind="route",
+    job = JobDir.open(Path(routing_dir), kind="route",
                       config={"router": router.config(), "taxonomy": taxonomy.id,
                               "taxonomy_version": taxonomy.version})
     if caller is not None:
