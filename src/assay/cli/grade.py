@@ -60,8 +60,8 @@ def grade(
     votes: bool = typer.Option(False, "--votes", help="Export every judge's vote, not final verdicts."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the summary as JSON here."),
     taxonomy: Path | None = typer.Option(
-        None, "--taxonomy", help="A criterion tree ('starter': the shipped one): route each item, grade only its active "
-        "leaves (tree auto-weights) and score with Eq. 4 (pass-rate)."),
+        None, "--taxonomy", help="A criterion tree ('starter': the shipped one): route each "
+        "item, grade only its active leaves (tree auto-weights), score with Eq. 4 (pass-rate)."),
     router: str = typer.Option(
         "tree", "--router", help="With --taxonomy: tree | catalogue | embedding | relevance | "
         "all (every leaf, no routing)."),
