@@ -82,3 +82,24 @@ def test_bad_taxonomy_options_are_clear_errors(tmp_path):
     assert out.exit_code == 1 and "--router: unknown router 'magic'" in " ".join(out.output.split())
     out = CliRunner().invoke(app, [*base, "--rubric", str(ITEMS)])
     assert out.exit_code == 1 and "the taxonomy is the rubric" in " ".join(out.output.split())
+
+
+async def test_the_python_api_routes_grades_and_returns_the_routings(serve, tmp_path, tree):
+    from assay.rubric import Item
+    from assay.routing.run import aroute_and_grade
+    from assay.runs.runner import RunOptions
+
+    server = await serve(stages={"route_catalogue": {"rubric_ids": ["a1", "a3"]},
+                                 "auditor": {"by_prompt": [["Uses plain", {"output": "No. [0]"}]],
+                                             "default": {"output": "Yes. [1]"}}})
+    spec = f"openai-compatible:fake@{server.base_url}"
+    items = [Item(id=f"q{i}", prompt="Chest pain?", response=f"answer {i}") for i in range(2)]
+    result = await aroute_and_grade(items, tree, RunOptions(judges=[spec], templates={
+        "binary": "auditor"}), tmp_path / "run", router="catalogue")
+    assert {k: r.ids for k, r in result.routings.items()} == {"q0": ["a1", "a3"],
+                                                              "q1": ["a1", "a3"]}
+    # one routing call for the shared query; a1 (1/2 · 1/2 · 1/2) passes, a3 (1/2 · 1/2)
+    # fails: Eq. 4 = (1/8) / (1/8 + 1/4) = 1/3
+    assert result.summary["routing_calls"] == 1 and result.summary["grading_calls_made"] == 4
+    assert result.report.scores.overall == pytest.approx(1 / 3)
+    assert result.report.scores.scoring.formula == "pass-rate"

@@ -64,9 +64,9 @@ def _stress(args: dict[str, Any]) -> None:
     from rich.table import Table
 
     from assay.api import _templates
-    from assay.cli.grade_taxonomy import route_and_grade
     from assay.metrics import stress_test
     from assay.routing.data import resolve_taxonomy
+    from assay.routing.run import route_and_grade
     from assay.rubric.io import load_items, read_taxonomy
     from assay.runs.runner import RunOptions
     from assay.runs.sources import read_responses
@@ -87,14 +87,14 @@ def _stress(args: dict[str, Any]) -> None:
             quiet=args["quiet"], judge_config_file=str(args["config"]) if args["config"] else None)
         run_dir = root / name
         resume = run_dir if (run_dir / "run.sqlite").exists() else None
-        report, summary, left_out = route_and_grade(
+        result = route_and_grade(
             items, taxonomy, options, run_dir, router=args["router"],
             router_judge=args["router_judge"], resume=resume, quiet=args["quiet"],
             routing_dir=root / "routing")
-        issues += [*left_out, *report.issues]
+        issues += [*result.issues, *result.report.issues]
         scores[name] = {row["item_id"]: row["score"]
-                        for row in report.scores.table.to_dict()["items"]}
-        calls[name] = summary
+                        for row in result.report.scores.table.to_dict()["items"]}
+        calls[name] = result.summary
     figures = {kind: stress_test(scores["clean"], scores[kind]) for kind in scores
                if kind != "clean"}
     table = Table(title="oracle stress test (graded against the clean context)")
