@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
 from assay.rubric.io import healthbench
+from assay.rubric.io.duplicates import duplicate_warnings
 from assay.rubric.io.errors import field_path, issues_from
 from assay.rubric.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
 from assay.rubric.io.jsonl import iter_jsonl, write_jsonl
@@ -36,13 +37,16 @@ def iter_items(
     *,
     issues: list[Issue] | None = None,
     format: Kind | None = None,
+    warnings: list[Issue] | None = None,
 ) -> Iterator[Item]:
     """Stream the items of a file: item JSONL, HealthBench JSONL, or a JSON/YAML document.
 
     With ``issues`` given, every bad record is appended there (all its problems, with file,
     line and field) and skipped, and reading goes on; without it the first bad record raises
     :class:`InputError`. Item ids must be unique within a file. JSONL files are read one line at
-    a time, so memory does not grow with the file (beyond the set of ids seen).
+    a time, so memory does not grow with the file (beyond the set of ids seen). With
+    ``warnings`` given, criteria an item's rubric states twice are listed there (they are kept
+    and graded; see :func:`~assay.rubric.io.duplicates.duplicate_warnings`).
     """
     source = str(path)
     seen: dict[str, int | None] = {}
@@ -58,6 +62,8 @@ def iter_items(
             else:
                 if item.id not in seen:
                     seen[item.id] = line if line is not None else _line_of(where)
+                    if warnings is not None and item.rubric is not None:
+                        warnings.extend(_duplicate_criteria(item, where, source, seen[item.id]))
                     yield item
                     continue
                 problems = [_duplicate(item, where, source, line, seen[item.id])]
@@ -149,6 +155,13 @@ def _to_item(record: Any, source: str, line: int | None, where: Any) -> Item:
 def _line_of(where: Any) -> int | None:
     _, prefix, line_of = where
     return line_of(prefix) if line_of is not None else None
+
+
+def _duplicate_criteria(item: Item, where: Any, source: str, line: int | None) -> list[Issue]:
+    kind, prefix, _ = where
+    healthbench_row = kind == "healthbench"
+    return duplicate_warnings(item.rubric, source=source, line=line, healthbench=healthbench_row,
+                              prefix=prefix if healthbench_row else (*prefix, "rubric"))
 
 
 def _duplicate(item: Item, where: Any, source: str, line: int | None, first: int | None) -> Issue:
