@@ -40,7 +40,8 @@ def score(
         None, "--items", help="For a verdict file: items file giving the responses "
                               "(length penalty)."),
     aggregate: str | None = typer.Option(
-        None, "--aggregate", help="For a run directory: how to combine the judges' votes."),
+        None, "--aggregate", help="For a run directory: how to combine the judges' votes, e.g. "
+                              "majority,ordinal=median,abstain=count."),
     seed: int | None = typer.Option(
         None, "--seed", help="Seed of the bootstrap. Default: the run's master seed, 0 for a file."),
     json_out: Path | None = typer.Option(None, "--json", help="Write scores and summary here."),
