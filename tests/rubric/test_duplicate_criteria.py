@@ -103,3 +103,19 @@ async def test_every_copy_is_graded_and_counted_as_simple_evals_does(tmp_path, t
     positive = sum(r["points"] for r in rubrics if r["points"] > 0)
     assert result.overall == pytest.approx(min(1.0, max(0.0, met / positive)), abs=1e-12)
     assert result.healthbench.n == 1
+
+
+def test_convert_and_score_accept_the_file(tmp_path, twice_file):
+    out = CliRunner().invoke(app, ["convert", str(twice_file), str(tmp_path / "hb.jsonl"),
+                                   "--to", "healthbench"])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "hb.jsonl").read_bytes() == twice_file.read_bytes()
+    [item] = iter_items(twice_file)
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text("".join(json.dumps({"item_id": item.id, "criterion_id": c.id,
+                                            "verdict": "MET" if c.weight > 0 else "UNMET"}) + "\n"
+                                for c in item.rubric.criteria))
+    out = CliRunner().invoke(app, ["score", str(verdicts), "--rubric", str(twice_file),
+                                   "--formula", "healthbench", "--json", str(tmp_path / "s.json")])
+    assert out.exit_code == 0, out.output
+    assert json.loads((tmp_path / "s.json").read_text())["summary"]["mean"] == 1.0
