@@ -90,6 +90,7 @@ def fake_judge(
     no_json_schema: bool = typer.Option(False, "--no-json-schema", help="Reject response_format json_schema (400)."),
     seed: int = typer.Option(0, "--seed"),
     log: Path | None = typer.Option(None, "--log", help="Append every request as a JSON line to this file."),
+    stages: Path | None = typer.Option(None, "--stages", help="JSON/YAML {stage: reply} answering non-grading calls by schema name."),
     rubric: list[Path] = typer.Option([], "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
                                       "MET/UNMET should answer (highest/lowest-valued option)."),
 ) -> None:
@@ -114,7 +115,7 @@ def fake_judge(
             faults=Faults(rate_limit=rate_limit, server_error=server_error, timeout=timeout,
                           malformed=malformed, retry_after=retry_after),
             port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
-            keep_log=False, rubrics=rubric,
+            keep_log=False, stages=stages, rubrics=rubric,
         )
     except InputError as exc:
         typer.echo(str(exc), err=True)

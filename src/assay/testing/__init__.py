@@ -11,7 +11,12 @@ Use it to test your own evaluation pipelines without a model or a key::
         ...
         assert server.requests[0]["fault"] == "rate_limit"
 
-From the shell: ``assay fake-judge --port 8089 --policy truth:labels.jsonl --error-rate 0.1``.
+Pipelines whose calls are not verdicts (generation stages, routers, RAG metrics) get scripted
+replies by schema name: ``FakeJudgeServer(stages={"route": {...}, "facts": callable})``, see
+:mod:`assay.testing.stages`.
+
+From the shell: ``assay fake-judge --port 8089 --policy truth:labels.jsonl --error-rate 0.1``
+(add ``--stages replies.yaml`` to script the other stages).
 """
 
 from assay.testing.faults import FAULTS, Faults, Latency
@@ -28,6 +33,7 @@ from assay.testing.policies import (
 from assay.testing.prompts import CriterionView, parse_prompt
 from assay.testing.render import render, render_one
 from assay.testing.server import FakeJudgeServer
+from assay.testing.stages import StageRequest, StageScript, as_stage_script
 
 __all__ = [
     "FAULTS",
@@ -41,7 +47,10 @@ __all__ = [
     "PerCriterionPolicy",
     "Policy",
     "RandomErrorPolicy",
+    "StageRequest",
+    "StageScript",
     "as_policy",
+    "as_stage_script",
     "parse_prompt",
     "policy_from_string",
     "render",

@@ -31,6 +31,7 @@ from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
+from assay.testing.stages import StageRequest, StageScript, as_stage_script
 
 _SENSITIVE = ("authorization", "x-api-key", "api-key", "cookie")
 _REFUSAL = "I'm sorry, but I can't help with that."
@@ -59,6 +60,10 @@ class FakeJudgeServer:
         require_key: answer 401 unless this key is sent (``Authorization: Bearer``,
             ``x-api-key`` or ``api-key``); the 401 body echoes the key sent, as real APIs do,
             so that clients can be tested for redaction.
+        stages: replies for non-grading calls (generation stages, routers, RAG metrics, ...),
+            chosen by the request's schema name: a :class:`~assay.testing.stages.StageScript`,
+            a mapping ``{stage: reply}`` or a JSON/YAML fixture file. Faults and latency apply
+            to them as to verdicts; their log entries carry ``"stage"``.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once.
     """
@@ -79,9 +84,11 @@ class FakeJudgeServer:
         log_path: str | Path | None = None,
         keep_log: bool = True,
         require_key: str | None = None,
+        stages: StageScript | Mapping[str, Any] | str | Path | None = None,
         rubrics: Any = None,
     ):
         self.policy: Policy = as_policy(policy)
+        self.stages: StageScript = as_stage_script(stages)
         self.option_scales = option_scales(rubrics)
         self.latency = as_latency(latency)
         self.faults = faults or Faults()
@@ -216,10 +223,12 @@ class FakeJudgeServer:
             self._reject(request, body, text_in)
             return _error(400, f"response_format {kind} is not supported by this server")
         schema = (response_format.get("json_schema") or {}).get("schema") if kind == "json_schema" else None
-        fault, views, answers = await self._decide(request, body, text_in)
+        stage = (response_format.get("json_schema") or {}).get("name") if kind == "json_schema" else None
+        stage_request = self._stage_request(stage, text_in, schema, body)
+        fault, views, answers = await self._decide(request, body, text_in, stage_request)
         if fault is not None and (early := self._http_fault(fault)) is not None:
             return await early
-        reply_text, finish = self._reply_text(fault, schema, answers, views)
+        reply_text, finish = self._reply_text(fault, schema, answers, views, stage_request)
         refusal = None
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
@@ -249,7 +258,9 @@ class FakeJudgeServer:
             self._reject(request, body, text_in)
             return _anthropic_error(400, "tools are not supported by this server")
         schema = tools[0].get("input_schema") if tools else None
-        fault, views, answers = await self._decide(request, body, text_in)
+        stage_request = self._stage_request(tools[0].get("name") if tools else None, text_in,
+                                            schema, body)
+        fault, views, answers = await self._decide(request, body, text_in, stage_request)
         if fault is not None and (early := self._http_fault(fault, anthropic=True)) is not None:
             return await early
         stop = "end_turn"
@@ -257,12 +268,13 @@ class FakeJudgeServer:
             content = [{"type": "text", "text": _REFUSAL}]
             stop, out_text = "refusal", _REFUSAL
         elif tools and fault is None:
-            data = render(schema, answers, views)
+            data = (_as_object(self.stages.answer(stage_request)) if stage_request is not None
+                    else render(schema, answers, views))
             content = [{"type": "tool_use", "id": f"toolu_fake_{self._count}",
                         "name": tools[0].get("name", "verdict"), "input": data}]
             stop, out_text = "tool_use", orjson.dumps(data).decode()
         else:
-            out_text, finish = self._reply_text(fault, schema, answers, views)
+            out_text, finish = self._reply_text(fault, schema, answers, views, stage_request)
             stop = "max_tokens" if finish == "length" else "end_turn"
             content = [{"type": "text", "text": out_text}]
         usage = self._usage(text_in, out_text)
@@ -282,13 +294,22 @@ class FakeJudgeServer:
 
     # --- helpers ----------------------------------------------------------------------------
 
-    async def _decide(self, request: web.Request, body: dict, text_in: str):
+    def _stage_request(self, name: str | None, text_in: str, schema, body: dict):
+        if name is None or name not in self.stages:
+            return None
+        return StageRequest(name, text_in, schema, body, self.stages.next_request_number(name))
+
+    async def _decide(self, request: web.Request, body: dict, text_in: str, stage_request=None):
         self._count += 1
-        views = parse_prompt(text_in)
-        answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
+        if stage_request is not None:
+            views, answers = parse_prompt(""), []
+        else:
+            views = parse_prompt(text_in)
+            answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
         fault = self.faults.next(self._rng)
         delay = self.latency.sample(self._rng)
-        self._record(request, body, views, answers, fault)
+        self._record(request, body, views, answers, fault,
+                     stage_request.stage if stage_request is not None else None)
         if delay > 0:
             await asyncio.sleep(delay)
         return fault, views, answers
@@ -322,8 +343,11 @@ class FakeJudgeServer:
             pass
         return _error(504, "gateway timeout (fake)")
 
-    def _reply_text(self, fault, schema, answers, views) -> tuple[str, str]:
-        data = orjson.dumps(render(schema, answers, views)).decode()
+    def _reply_text(self, fault, schema, answers, views, stage_request=None) -> tuple[str, str]:
+        if stage_request is not None:
+            data = self.stages.answer(stage_request)
+        else:
+            data = orjson.dumps(render(schema, answers, views)).decode()
         if fault == "malformed":
             return data.replace('"', "", 3) + " }", "stop"
         if fault == "truncated":
@@ -342,7 +366,8 @@ class FakeJudgeServer:
                 "completion_tokens": max(1, len(text_out) // 4),
                 "cached_tokens": 0, "reasoning_tokens": 0}
 
-    def _record(self, request: web.Request, body: dict, views, answers, fault) -> None:
+    def _record(self, request: web.Request, body: dict, views, answers, fault,
+                stage: str | None = None) -> None:
         if not self.keep_log and self._log_file is None:
             return
         first = views[0]
@@ -359,12 +384,21 @@ class FakeJudgeServer:
             "criteria": [v.as_dict() for v in views],
             "answers": answers,
             "fault": fault,
+            "stage": stage,
         }
         if self.keep_log:
             self.requests.append(entry)
         if self._log_file is not None:
             self._log_file.write(orjson.dumps(entry) + b"\n")
             self._log_file.flush()
+
+
+def _as_object(text: str) -> Any:
+    """A scripted stage reply as a tool-call input (Anthropic needs an object, not text)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return {"text": text}
 
 
 def _error(status: int, message: str, headers: dict | None = None, anthropic: bool = False) -> web.Response:

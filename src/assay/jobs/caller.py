@@ -1,0 +1,107 @@
+"""Asking a judge for one stage of a pipeline, with the call traced in a :class:`CallStore`.
+
+:meth:`StageCaller.ask` is the one way a model pipeline (rubric generation, routing, CIA, RAG
+metrics, ...) calls a model. The request goes through the judges layer (cache, limits,
+retries, one re-ask on a malformed reply, cost, budget); the call is stored with its key, so a
+resumed job gets a finished call back from the store without asking again. A call that still
+fails raises :class:`StageError`, naming the stage, the item and why, after its trace is stored.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from assay.judges import make_judge, run_sync
+    >>> from assay.testing import FakeJudgeServer
+    >>> schema = {"type": "object", "required": ["queries"],
+    ...           "properties": {"queries": {"type": "array", "items": {"type": "string"}}}}
+    >>> store = CallStore.open(pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite")
+    >>> with FakeJudgeServer.run_in_thread(stages={"route": {"queries": ["aspirin"]}}) as server:
+    ...     judge = make_judge(f"openai-compatible:fake@{server.base_url}")
+    ...     caller = StageCaller(judge, store)
+    ...     data = run_sync(caller.ask("route", [{"role": "user", "content": "q"}], schema,
+    ...                                item_id="q1"))
+    ...     run_sync(judge.aclose())
+    >>> data, [c.stage for c in store.calls("q1")]
+    ({'queries': ['aspirin']}, ['route'])
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from assay.errors import AssayError
+from assay.jobs.store import CallStore, StageCall
+from assay.judges.judge import Judge
+from assay.judges.secrets import redact
+from assay.judges.types import JudgeRequest
+
+
+class StageError(AssayError):
+    """A stage call that failed after the judges layer's retries and re-ask."""
+
+    def __init__(self, stage: str, item_id: str, reason: str):
+        self.stage, self.item_id, self.reason = stage, item_id, reason
+        super().__init__(f"item {item_id!r}: stage {stage!r}: {reason}")
+
+
+class StageCaller:
+    """Traced, resumable stage calls to one judge. ``model`` names it in provenance records."""
+
+    def __init__(self, judge: Judge, store: CallStore):
+        self.judge = judge
+        self.store = store
+
+    @property
+    def model(self) -> str:
+        return self.judge.model
+
+    def call_key(self, stage: str, request: JudgeRequest) -> str:
+        """The stored key of a call: its stage and the judge's cache key of the request."""
+        return hashlib.sha256(f"{stage}\x00{self.judge.cache_key(request)}".encode()).hexdigest()
+
+    async def ask(
+        self,
+        stage: str,
+        messages: Sequence[dict[str, Any]],
+        schema: dict[str, Any] | None,
+        *,
+        item_id: str,
+        template_version: str = "",
+    ) -> dict[str, Any]:
+        """The parsed, schema-valid reply of ``stage`` for ``item_id``; raises :class:`StageError`.
+
+        The schema is sent under the name ``stage`` (the fake judge scripts replies by it).
+        """
+        request = JudgeRequest(tuple(messages), schema, stage, template_version)
+        key = self.call_key(stage, request)
+        stored = self.store.call(key)
+        if stored is not None and stored.ok:
+            return stored.data  # type: ignore[return-value]
+        reply = await self.judge.ask(request)
+        failure = None if reply.ok else str(reply.failure or "no reply")
+        self.store.put_call(StageCall(
+            key=key, stage=stage, item_id=item_id, judge=self.judge.id, model=self.judge.model,
+            messages=[{**m, "content": redact(m["content"])} if isinstance(m.get("content"), str)
+                      else m for m in messages],
+            data=reply.data, raw=redact(reply.raw or ""),
+            prompt_tokens=reply.usage.prompt_tokens,
+            completion_tokens=reply.usage.completion_tokens, cost_usd=reply.cost_usd,
+            latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,
+            failure=failure))
+        if failure is not None:
+            raise StageError(stage, item_id, failure)
+        return reply.data  # type: ignore[return-value]
+
+
+def messages_of(system: str | None, user: str) -> list[dict[str, Any]]:
+    """The usual two-message prompt: an optional system message, then the user's."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    out.append({"role": "user", "content": user})
+    return out
+
+
+def stable_json(value: Any) -> str:
+    """Sorted-key JSON, for putting structured inputs into prompts byte-identically."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2).decode()

@@ -1,0 +1,182 @@
+"""The call store of a model pipeline: every stage call's trace, and each finished item's result.
+
+One SQLite file (WAL, one writer) per job directory. ``calls`` holds one row per stage call (the
+request, the parsed reply, the raw text, tokens, cost, latency, whether it came from the cache,
+and the failure if any); ``results`` holds the output of each finished item. A resumed job finds
+both: a finished item is not redone, and a finished call is not made again.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> store = CallStore.open(pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite")
+    >>> store.put_result("q1", {"criteria": 3})
+    >>> store.result("q1")
+    {'criteria': 3}
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assay.errors import ConfigError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (
+    key TEXT PRIMARY KEY, stage TEXT NOT NULL, item_id TEXT NOT NULL, judge TEXT NOT NULL,
+    model TEXT NOT NULL, messages TEXT NOT NULL, data TEXT, raw TEXT,
+    prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+    latency_s REAL NOT NULL, cached INTEGER NOT NULL, attempts INTEGER NOT NULL,
+    failure TEXT, finished_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS calls_item ON calls (item_id);
+CREATE TABLE IF NOT EXISTS results (item_id TEXT PRIMARY KEY, data TEXT NOT NULL,
+    finished_at REAL NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class StageCall:
+    """The trace of one stage call: what was asked and what came back."""
+
+    key: str
+    stage: str
+    item_id: str
+    judge: str
+    model: str
+    messages: list[dict[str, Any]]
+    data: dict[str, Any] | None
+    raw: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    latency_s: float
+    cached: bool
+    attempts: int
+    failure: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.data is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CallTotals:
+    calls: int
+    failed: int
+    cached: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    latency_s: float
+
+
+class CallStore:
+    """Traces and results of one job; see the module docstring."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection):
+        self.path = path
+        self._db = connection
+
+    @classmethod
+    def open(cls, path: str | Path) -> CallStore:
+        """Open (creating if needed) the store at ``path``."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"{path}: not a readable Assay call store ({exc}); move it away "
+                              "to start afresh") from None
+        return cls(path, db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> CallStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- meta ---------------------------------------------------------------------------------
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, orjson.dumps(value).decode()))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return orjson.loads(row[0]) if row else default
+
+    # --- calls --------------------------------------------------------------------------------
+
+    def call(self, key: str) -> StageCall | None:
+        """The stored call with this key (successful or not), if any."""
+        row = self._db.execute("SELECT * FROM calls WHERE key = ?", (key,)).fetchone()
+        return _call(row) if row else None
+
+    def put_call(self, call: StageCall) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (call.key, call.stage, call.item_id, call.judge, call.model,
+             orjson.dumps(call.messages).decode(),
+             None if call.data is None else orjson.dumps(call.data).decode(), call.raw,
+             call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s,
+             int(call.cached), call.attempts, call.failure, time.time()))
+
+    def calls(self, item_id: str | None = None, stage: str | None = None) -> Iterator[StageCall]:
+        """Stored calls in the order they finished, optionally of one item and/or stage."""
+        sql, args = "SELECT * FROM calls", []
+        where = []
+        if item_id is not None:
+            where.append("item_id = ?")
+            args.append(item_id)
+        if stage is not None:
+            where.append("stage = ?")
+            args.append(stage)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        for row in self._db.execute(sql + " ORDER BY finished_at, rowid", args):
+            yield _call(row)
+
+    def totals(self) -> CallTotals:
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(failure IS NOT NULL), 0), COALESCE(SUM(cached), 0), "
+            "COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(latency_s), 0) FROM calls").fetchone()
+        return CallTotals(*row)
+
+    # --- results ------------------------------------------------------------------------------
+
+    def put_result(self, item_id: str, data: Any) -> None:
+        self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
+                         (item_id, orjson.dumps(data).decode(), time.time()))
+
+    def result(self, item_id: str) -> Any:
+        row = self._db.execute("SELECT data FROM results WHERE item_id = ?", (item_id,)).fetchone()
+        return orjson.loads(row[0]) if row else None
+
+    def results(self) -> dict[str, Any]:
+        """Every finished item's result, in the order they finished."""
+        rows = self._db.execute("SELECT item_id, data FROM results ORDER BY finished_at, rowid")
+        return {item_id: orjson.loads(data) for item_id, data in rows}
+
+
+def _call(row: tuple) -> StageCall:
+    (key, stage, item_id, judge, model, messages, data, raw, prompt_tokens, completion_tokens,
+     cost, latency, cached, attempts, failure, _finished) = row
+    return StageCall(key, stage, item_id, judge, model, orjson.loads(messages),
+                     None if data is None else orjson.loads(data), raw or "", prompt_tokens,
+                     completion_tokens, cost, latency, bool(cached), attempts, failure)

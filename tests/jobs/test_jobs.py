@@ -1,0 +1,101 @@
+"""The job engine: traced stage calls, resumable batches, job directories."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.errors import AssayError, ConfigError
+from assay.jobs import CallStore, JobDir, StageCaller, StageError, run_batch
+from assay.judges import make_judge
+
+SCHEMA = {"type": "object", "required": ["answer"], "properties": {"answer": {"type": "string"}}}
+
+
+def prompt(text):
+    return [{"role": "user", "content": text}]
+
+
+async def test_a_stage_call_is_traced_with_tokens_and_reply(serve, tmp_path):
+    server = await serve(stages={"facts": {"answer": "42"}})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        data = await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
+    [call] = store.calls("q1")
+    assert data == {"answer": "42"}
+    assert (call.stage, call.ok, call.messages, call.data) == ("facts", True, prompt("q"), data)
+    assert call.prompt_tokens > 0 and call.completion_tokens > 0
+
+
+async def test_a_finished_call_is_not_made_again_on_resume(serve, tmp_path):
+    server = await serve(stages={"facts": {"answer": "42"}})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
+    store.close()
+    reopened = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        again = await StageCaller(judge, reopened).ask("facts", prompt("q"), SCHEMA, item_id="q1")
+    assert again == {"answer": "42"}
+    assert len(server.requests) == 1
+
+
+async def test_a_stage_that_keeps_failing_raises_after_storing_its_trace(serve, tmp_path):
+    server = await serve(stages={"facts": "never json"})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        with pytest.raises(StageError, match="item 'q1': stage 'facts': unparseable"):
+            await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
+    [call] = store.calls("q1")
+    assert not call.ok and call.raw == "never json" and "unparseable" in call.failure
+    assert len(server.requests) == 2  # the judges layer re-asked once
+
+
+async def test_a_batch_resumes_without_redoing_finished_items(tmp_path):
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    seen = []
+
+    async def worker(x):
+        seen.append(x)
+        if x == 3:
+            raise AssayError("bad item")
+        return {"square": x * x}
+
+    first = await run_batch([1, 2, 3], worker, store=store, item_id=str, quiet=True)
+    assert first.failed == {"3": "bad item"} and not first.complete
+    assert first.results == {"1": {"square": 1}, "2": {"square": 4}}
+    second = await run_batch([1, 2, 3, 4], worker, store=store, item_id=str, quiet=True)
+    assert seen == [1, 2, 3, 3, 4]
+    assert second.resumed == 2 and list(second.results) == ["1", "2", "4"]
+
+
+async def test_duplicate_item_ids_are_refused(tmp_path):
+    store = CallStore.open(tmp_path / "calls.sqlite")
+
+    async def worker(x):
+        return x
+
+    with pytest.raises(AssayError, match="duplicate item ids: a"):
+        await run_batch(["a", "a"], worker, store=store, item_id=str, quiet=True)
+
+
+def test_a_job_directory_refuses_another_config_naming_the_change(tmp_path):
+    JobDir.open(tmp_path / "job", kind="generate", config={"seed": 0}).finish(status="complete")
+    with pytest.raises(ConfigError, match=r"seed: 0 -> 1"):
+        JobDir.open(tmp_path / "job", kind="generate", config={"seed": 1})
+    with pytest.raises(ConfigError, match="holds a 'generate' job"):
+        JobDir.open(tmp_path / "job", kind="rag", config={"seed": 0})
+
+
+def test_a_job_directory_has_one_writer(tmp_path):
+    first = JobDir.open(tmp_path / "job", kind="generate", config={})
+    with pytest.raises(ConfigError, match="another process is running this job"):
+        JobDir.open(tmp_path / "job", kind="generate", config={})
+    first.close()
+    JobDir.open(tmp_path / "job", kind="generate", config={}).close()
+
+
+def test_a_store_that_is_not_sqlite_is_a_clear_error(tmp_path):
+    path = tmp_path / "calls.sqlite"
+    path.write_bytes(b"garbage" * 200)
+    with pytest.raises(ConfigError, match="not a readable Assay call store"):
+        CallStore.open(path)
