@@ -91,7 +91,7 @@ def fake_judge(
     seed: int = typer.Option(0, "--seed"),
     log: Path | None = typer.Option(None, "--log", help="Append every request as a JSON line to this file."),
     stages: Path | None = typer.Option(None, "--stages", help="JSON/YAML {stage: reply} answering non-grading calls by schema name."),
-    rubric: list[Path] = typer.Option([], "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
+    rubric: list[Path] | None = typer.Option(None, "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
                                       "MET/UNMET should answer (highest/lowest-valued option)."),
 ) -> None:
     """Run the fake OpenAI-compatible (and Anthropic) judge server until interrupted.
@@ -115,7 +115,7 @@ def fake_judge(
             faults=Faults(rate_limit=rate_limit, server_error=server_error, timeout=timeout,
                           malformed=malformed, retry_after=retry_after),
             port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
-            keep_log=False, stages=stages, rubrics=rubric,
+            keep_log=False, stages=stages, rubrics=rubric or None,
         )
     except InputError as exc:
         typer.echo(str(exc), err=True)

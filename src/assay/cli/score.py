@@ -45,8 +45,8 @@ def score(
     seed: int | None = typer.Option(
         None, "--seed", help="Seed of the bootstrap. Default: the run's master seed, 0 for a file."),
     json_out: Path | None = typer.Option(None, "--json", help="Write scores and summary here."),
-    export: list[Path] = typer.Option(
-        [], "--export", help="For a run directory: also write its verdicts, as rescored "
+    export: list[Path] | None = typer.Option(
+        None, "--export", help="For a run directory: also write its verdicts, as rescored "
                              "(.jsonl/.csv/.parquet)."),
     votes: bool = typer.Option(False, "--votes", help="With --export: every judge's vote."),
 ) -> None:
@@ -60,6 +60,6 @@ def score(
     run_score(
         source=source, rubric=rubric, formula=formula, abstain=abstain, judge=judge,
         reward_normalization=reward_normalization, length_penalty=length_penalty,
-        items=items, aggregate=aggregate, seed=seed, json_out=json_out, export=export,
+        items=items, aggregate=aggregate, seed=seed, json_out=json_out, export=export or [],
         votes=votes,
     )
