@@ -119,3 +119,13 @@ def test_convert_and_score_accept_the_file(tmp_path, twice_file):
                                    "--formula", "healthbench", "--json", str(tmp_path / "s.json")])
     assert out.exit_code == 0, out.output
     assert json.loads((tmp_path / "s.json").read_text())["summary"]["mean"] == 1.0
+
+
+def test_a_rubric_shared_by_every_item_is_warned_about_once(tmp_path):
+    rubric = {"id": "r", "criteria": [{"text": "Advises rest."}, {"text": "Advises rest."}]}
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps([{"id": f"q{i}", "prompt": "Hi", "rubric": rubric}
+                                for i in range(3)]))
+    warnings: list = []
+    assert check_file(path, warnings=warnings)[1:] == ([], 3)
+    assert [w.field for w in warnings] == ["[0].rubric.criteria[1].text"]

@@ -51,6 +51,7 @@ def iter_items(
     """
     source = str(path)
     seen: dict[str, int | None] = {}
+    warned: set[tuple[str, tuple[str, ...]]] = set()
     for line, where, record in _records(path, format):
         problems: list[Issue]
         if isinstance(record, Issue):
@@ -64,7 +65,11 @@ def iter_items(
                 if item.id not in seen:
                     seen[item.id] = line if line is not None else _line_of(where)
                     if warnings is not None and item.rubric is not None:
-                        warnings.extend(_duplicate_criteria(item, where, source, seen[item.id]))
+                        found = _duplicate_criteria(item, where, source, seen[item.id])
+                        shared = (item.rubric.id, tuple(c.id for c in item.rubric.criteria))
+                        if found and shared not in warned:  # a shared rubric: warn once
+                            warned.add(shared)
+                            warnings.extend(found)
                     yield item
                     continue
                 problems = [_duplicate(item, where, source, line, seen[item.id])]
