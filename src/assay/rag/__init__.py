@@ -1,0 +1,1 @@
+"""RAG clinical QA metrics (seed 002, ASTRID)."""
