@@ -103,6 +103,7 @@ def test_training_cross_validates_each_family_and_keeps_the_best_auc():
     report, model = train(separable(), target="harmful", families=["naive_bayes", "svm"],
                           folds=4, seed=1, grid=True)
     assert [f.family for f in report.families] == ["naive_bayes", "svm"]
+    assert model.predict_proba(separable().X).shape == (40, 2)
     aucs = {f.family: f.performance.auc.value for f in report.families}
     assert report.chosen == max(aucs, key=aucs.get)
     assert all(f.performance.n == 40 for f in report.families) and report.folds == 4

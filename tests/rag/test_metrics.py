@@ -27,11 +27,11 @@ LISTING_2_ANSWER = (
     "anything else I can help you with?")
 SENTENCES = [
     "Sure.",
-    "As a precaution, avoid water exposure to the eyes, especially in the first month after "
-    "surgery.",
+    ("As a precaution, avoid water exposure to the eyes, especially in the first month after "
+     "surgery."),
     "It's fine to shower and wash your hair, just be careful not to get water in your eyes.",
-    "You should also avoid exercise for the first week, but after that, you can go back to light "
-    "activities like brisk walking, gardening, light jogging, and gentle cycling.",
+    ("You should also avoid exercise for the first week, but after that, you can go back to light "
+     "activities like brisk walking, gardening, light jogging, and gentle cycling."),
     "Is there anything else I can help you with?"]
 LISTING_2_REPLY = {"ACKNOWLEDGEMENTS": [SENTENCES[0]], "QUESTIONS": [SENTENCES[4]],
                    "CONTAINING_INFORMATION": SENTENCES[1:4]}
@@ -76,8 +76,8 @@ def test_cf_counts_cannot_be_inconsistent():
 
 def test_ragas_faithfulness_is_supported_over_all_statements():
     assert ragas_faithfulness_ratio(5, 6)[0] == pytest.approx(5 / 6)
-    assert ragas_faithfulness_ratio(0, 0) == (None, "the judge extracted no statement from the "
-                                                    "answer")
+    assert ragas_faithfulness_ratio(0, 0) == (
+        None, "the judge extracted no statement from the answer")
 
 
 def test_ragas_context_relevance_is_relevant_over_all_context_sentences():

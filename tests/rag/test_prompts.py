@@ -29,8 +29,8 @@ def test_listing_1_grounding_prompt_is_golden():
 
 def test_listing_2_categorisation_prompt_is_golden():
     rendered = prompts.categorisation_prompt([
-        "Sure.", "As a precaution, avoid water exposure to the eyes, especially in the first month "
-        "after surgery.", "Is there anything else I can help you with?"])
+        "Sure.", ("As a precaution, avoid water exposure to the eyes, especially in the first month "
+                  "after surgery."), "Is there anything else I can help you with?"])
     assert rendered == golden("listing_2_categorisation.txt")
 
 

@@ -96,8 +96,8 @@ def categorise(sentences: Sequence[str], reply: dict[str, Any]) -> list[tuple[Ca
         elif not found:
             out.append(("information", "not categorised by the judge: treated as informative"))
         else:
-            out.append(("information", f"put under {len(found)} categories: treated as "
-                                       "informative"))
+            out.append(("information", (f"put under {len(found)} categories: treated as "
+                                        "informative")))
     return out
 
 

@@ -165,16 +165,39 @@ class Exchange:
 def iter_rag_items(path: str | Path, issues: list[Issue]) -> Iterator[RagItem]:
     """Stream the valid items of a JSONL file; each bad line adds its issues (file, line,
     field) to ``issues``, as do duplicate ids."""
-    from assay.rubric.io.jsonl import iter_models
+    from pydantic import ValidationError
+
+    from assay.rubric.io.errors import issues_from
+    from assay.rubric.io.jsonl import iter_jsonl
 
     seen: dict[str, int] = {}
-    for line, item in iter_models(path, RagItem, issues):
+    for line, record in iter_jsonl(path, source=str(path)):
+        if isinstance(record, Issue):
+            issues.append(record)
+            continue
+        try:
+            item = RagItem.model_validate(record)
+        except ValidationError as exc:
+            shorthand = isinstance(record, dict) and "conversation" not in record
+            issues.extend(issues_from(exc, source=str(path), line=line,
+                                      rename=_shorthand_names if shorthand else None))
+            continue
         if item.id in seen:
             issues.append(Issue(str(path), line, "id", f"duplicate id {item.id!r} "
                                                       f"(first on line {seen[item.id]})"))
             continue
         seen[item.id] = line
         yield item
+
+
+_SHORTHAND = {(0, "content"): "question", (1, "content"): "answer", (1, "context"): "context"}
+
+
+def _shorthand_names(loc: tuple) -> tuple:
+    """Name a shorthand item's fields as the file does (``answer``, not ``conversation[1]``)."""
+    if len(loc) >= 3 and loc[0] == "conversation" and (loc[1], loc[2]) in _SHORTHAND:
+        return (_SHORTHAND[(loc[1], loc[2])], *loc[3:])
+    return loc
 
 
 def read_rag_items(path: str | Path) -> list[RagItem]:
