@@ -111,3 +111,15 @@ def test_bad_options_are_named(tmp_path):
     assert "--models: unknown family 'xgb'" in result.output
     assert "--target: 'happy': use harmful or helpful" in result.output
     assert "--grades: needed with --features judge" in result.output
+
+
+def test_a_second_grading_with_a_response_cache_needs_no_judge(tmp_path):
+    items = SAMPLE / "items.jsonl"
+    with FakeJudgeServer.run_in_thread(stages=SAMPLE / "stages.json") as server:
+        spec = f"openai-compatible:fake@{server.base_url}"
+        invoke("rag", "grade", items, "--judge", spec, "--out", tmp_path / "a", "-q",
+               "--no-baselines", "--cache", tmp_path / "cache.sqlite")
+        asked = len(server.requests)
+        out = invoke("rag", "grade", items, "--judge", spec, "--out", tmp_path / "b", "-q",
+                     "--no-baselines", "--cache", tmp_path / "cache.sqlite")
+        assert len(server.requests) == asked and "20 graded, 0 failed" in out

@@ -1,6 +1,7 @@
 """``assay rag grade | train | score | report``: ASTRID's RAG clinical QA metrics (seed 002).
 
 Heavy imports happen inside the commands."""
+# ruff: noqa: B008  (typer declares its options as argument defaults)
 
 from __future__ import annotations
 
@@ -58,9 +59,13 @@ def rag_grade(
                 extra["budget"] = Budget(budget)
             if cache is not None:
                 extra["cache"] = ResponseCache(cache)
-            async with make_judge(judge, config_file=config, **extra) as opened:
-                return await grade_rag_async(conversations, opened, out, options=options,
-                                             quiet=quiet)
+            try:
+                async with make_judge(judge, config_file=config, **extra) as opened:
+                    return await grade_rag_async(conversations, opened, out, options=options,
+                                                 quiet=quiet)
+            finally:
+                if "cache" in extra:
+                    extra["cache"].close()
 
         run = run_sync(main())
     except AssayError as exc:
