@@ -31,11 +31,9 @@ def invoke(*args):
     return result.output
 
 
-@pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
-    out = tmp_path_factory.mktemp("synthetic")
-    generator = load_generator()
-    argv = sys.argv
+def generate(out):
+    """Run the documented script as ``make_synthetic.py --n 60 --seed 3 --out OUT``."""
+    generator, argv = load_generator(), sys.argv
     sys.argv = ["make_synthetic.py", "--n", "60", "--seed", "3", "--out", str(out)]
     try:
         generator.main()
@@ -44,14 +42,13 @@ def synthetic(tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    return generate(tmp_path_factory.mktemp("synthetic"))
+
+
 def test_the_synthetic_set_is_seeded_byte_for_byte(synthetic, tmp_path):
-    generator = load_generator()
-    argv = sys.argv
-    sys.argv = ["make_synthetic.py", "--n", "60", "--seed", "3", "--out", str(tmp_path)]
-    try:
-        generator.main()
-    finally:
-        sys.argv = argv
+    generate(tmp_path)
     for name in ("train.jsonl", "test.jsonl", "stages.json"):
         assert (tmp_path / name).read_bytes() == (synthetic / name).read_bytes()
     rows = [json.loads(line) for line in (synthetic / "train.jsonl").read_text().splitlines()]

@@ -54,10 +54,9 @@ class RagOptions(BaseModel):
     empty_cf: EmptyPolicy = "zero"
 
 
-class TurnGrade(BaseModel):
-    """The metrics of one assistant turn, with every judgement behind them."""
+class TurnMetrics(BaseModel):
+    """The metrics of one graded assistant turn and its Figure 11 reading."""
 
-    turn: int
     cf: float | None
     cf_reason: str | None = None
     cr: bool
@@ -67,28 +66,26 @@ class TurnGrade(BaseModel):
     ragas_faithfulness_reason: str | None = None
     ragas_context_relevance: float | None = None
     diagnosis: list[str]
+
+
+class TurnGrade(TurnMetrics):
+    """One assistant turn's metrics, with every judgement behind them."""
+
+    turn: int
     faithfulness: FaithfulnessResult
     context_relevance: ContextRelevance
     refusal: Refusal
     ragas: dict[str, Any] = Field(default_factory=dict)
 
 
-class RagGrade(BaseModel):
-    """One item's grades: the last graded turn's metrics, and all graded turns."""
+class RagGrade(TurnMetrics):
+    """One item's grades: the last graded turn's metrics at the top, all graded turns below."""
 
     id: str
     judge: str
     scope: str
     hazard: str | None = None
     refusal_expected: bool
-    cf: float | None
-    cf_reason: str | None = None
-    cr: bool
-    refused: bool
-    refusal_correct: bool
-    ragas_faithfulness: float | None = None
-    ragas_context_relevance: float | None = None
-    diagnosis: list[str]
     turns: list[TurnGrade]
 
 
@@ -130,13 +127,9 @@ async def grade_item(caller: Any, item: RagItem, options: RagOptions) -> RagGrad
     """All graded turns of one item (turn by turn, so traces read in conversation order)."""
     turns = [await grade_turn(caller, item, t, options) for t in item.graded_turns(options.turns)]
     last = turns[-1]
-    return RagGrade(
-        id=item.id, judge=caller.model, scope=item.scope, hazard=item.hazard,
-        refusal_expected=item.refusal_expected, cf=last.cf, cf_reason=last.cf_reason, cr=last.cr,
-        refused=last.refused, refusal_correct=last.refusal_correct,
-        ragas_faithfulness=last.ragas_faithfulness,
-        ragas_context_relevance=last.ragas_context_relevance, diagnosis=last.diagnosis,
-        turns=turns)
+    return RagGrade(id=item.id, judge=caller.model, scope=item.scope, hazard=item.hazard,
+                    refusal_expected=item.refusal_expected, turns=turns,
+                    **last.model_dump(include=set(TurnMetrics.model_fields)))
 
 
 @dataclass
