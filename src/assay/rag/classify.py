@@ -9,7 +9,8 @@ over a small grid holding the paper's best parameters), Gaussian naive Bayes, an
 multilayer perceptron (the paper's PyTorch network, here as ``MLPClassifier`` so that no
 PyTorch is needed; sklearn's output layer is a proper softmax/logistic with cross-entropy, not
 the paper's double softmax). Each family is cross-validated (stratified k-fold, seeded, with the
-grid search nested inside each fold), and its out-of-fold predictions give AUC (seeded
+grid search nested inside each fold; every seed derived from one master seed with
+:func:`assay.grading.seeding.derive_seed`), and its out-of-fold predictions give AUC (seeded
 bootstrap CI), accuracy, sensitivity and specificity (Wilson CIs). The family with the best
 AUC is refitted on all rows and saved.
 
@@ -205,6 +206,13 @@ class TrainReport(BaseModel):
     skipped: dict[str, str] = {}
 
 
+def _seed(master: int, *parts: str) -> int:
+    """A 32-bit seed (what scikit-learn accepts) derived from the master seed and a purpose."""
+    from assay.grading.seeding import derive_seed
+
+    return derive_seed(master, "rag-classify", *parts) % 2**32
+
+
 def _folds(y: np.ndarray, folds: int) -> int:
     minority = int(min(np.bincount(y, minlength=2)))
     if minority < 2:
@@ -223,15 +231,16 @@ def cross_validate(data: LabelledSet, family: str, *, folds: int = 5, seed: int 
     minority_train = int(min(np.bincount(data.y, minlength=2))) * (k - 1) // k
     use_grid = grid and minority_train >= 3
     oof = np.zeros(len(data.y))
-    for fold, (train, test) in enumerate(
-            StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(data.X, data.y)):
-        model = make_estimator(family, seed=seed + fold, grid=use_grid,
+    splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=_seed(seed, "folds"))
+    for fold, (train, test) in enumerate(splitter.split(data.X, data.y)):
+        model = make_estimator(family, seed=_seed(seed, family, "fold", str(fold)), grid=use_grid,
                                inner_folds=min(3, minority_train) if use_grid else 3)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.fit(data.X[train], data.y[train])
         oof[test] = model.predict_proba(data.X[test])[:, 1]
-    return FamilyReport(family=family, performance=performance(data.y, oof, seed=seed)), oof
+    return FamilyReport(family=family, performance=performance(
+        data.y, oof, seed=_seed(seed, family, "bootstrap"))), oof
 
 
 def train(data: LabelledSet, *, target: str, source: str = "judge",
@@ -244,8 +253,8 @@ def train(data: LabelledSet, *, target: str, source: str = "judge",
                  if r.performance.auc.value is not None else -1.0)
     minority = int(min(np.bincount(data.y, minlength=2)))
     use_grid = grid and minority >= 3 and chosen.family in PAPER_GRIDS
-    model = make_estimator(chosen.family, seed=seed, grid=use_grid,
-                           inner_folds=min(3, minority))
+    model = make_estimator(chosen.family, seed=_seed(seed, chosen.family, "final"),
+                           grid=use_grid, inner_folds=min(3, minority))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model.fit(data.X, data.y)
