@@ -120,3 +120,11 @@ def test_a_second_grading_with_a_response_cache_needs_no_judge(tmp_path):
         out = invoke("rag", "grade", items, "--judge", spec, "--out", tmp_path / "b", "-q",
                      "--no-baselines", "--cache", tmp_path / "cache.sqlite")
         assert len(server.requests) == asked and "20 graded, 0 failed" in out
+
+
+def test_an_unreachable_judge_fails_before_any_work(tmp_path):
+    result = runner.invoke(app, ["rag", "grade", str(SAMPLE / "items.jsonl"), "--judge",
+                                 "openai-compatible:x@http://127.0.0.1:9/v1", "--out",
+                                 str(tmp_path / "job")])
+    assert result.exit_code == 1 and "cannot reach http://127.0.0.1:9/v1" in result.output
+    assert not (tmp_path / "job").exists()

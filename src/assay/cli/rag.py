@@ -37,7 +37,7 @@ def rag_grade(
 
     from assay.cli.output import fail, stdout
     from assay.errors import AssayError, InputError, Issue
-    from assay.judges import make_judge, run_sync
+    from assay.judges import check_judges, make_judge, run_sync
     from assay.rag.grading import RagOptions, grade_rag_async
     from assay.rag.items import read_rag_items
     from assay.rag.render import averages_table
@@ -61,6 +61,7 @@ def rag_grade(
                 extra["cache"] = ResponseCache(cache)
             try:
                 async with make_judge(judge, config_file=config, **extra) as opened:
+                    await check_judges([opened])  # unreachable or refused: fail before any work
                     return await grade_rag_async(conversations, opened, out, options=options,
                                                  quiet=quiet)
             finally:
