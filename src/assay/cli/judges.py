@@ -78,7 +78,7 @@ def cache_clear(
 def fake_judge(
     port: int = typer.Option(8089, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
     host: str = typer.Option("127.0.0.1", "--host"),
-    policy: str = typer.Option("MET", "--policy", help="MET | UNMET | CANNOT_ASSESS | fixed:LABEL | truth:FILE.jsonl"),
+    policy: str = typer.Option("MET", "--policy", help="MET | UNMET | CANNOT_ASSESS | fixed:LABEL | truth:FILE.jsonl | dataset:FILE.json | perturbed:RATE:FILE.json"),
     error_rate: float = typer.Option(0.0, "--error-rate", min=0.0, max=1.0, help="Answer wrongly this often (deterministic per seed and request)."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", min=0.0, help="Reply latency."),
     jitter_ms: float = typer.Option(0.0, "--jitter-ms", min=0.0, help="Uniform ± jitter on the latency."),
@@ -132,6 +132,7 @@ def judges_check(
 
     from assay.errors import AssayError
     from assay.judges import make_judge
+    from assay.judges.secrets import redact
 
     async def check_all() -> int:
         failed = 0
@@ -140,7 +141,7 @@ def judges_check(
                 judge = make_judge(spec, config_file=config)
                 async with judge:
                     await judge.check()
-                typer.echo(f"ok    {judge.id}  {judge.config.base_url}")
+                typer.echo(redact(f"ok    {judge.id}  {judge.config.base_url}"))
             except AssayError as exc:
                 failed += 1
                 typer.echo(f"FAIL  {spec}: {exc}")

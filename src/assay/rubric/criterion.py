@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import math
 from enum import StrEnum
 from typing import Any
 
@@ -140,6 +141,8 @@ class Criterion(BaseModel):
     def _check_shape(self) -> Criterion:
         if not self.id:
             self.id = derive_criterion_id(self.text)
+        if not math.isfinite(self.weight):
+            raise _error("weight", f"weight is {self.weight}: expected a finite number")
         if self.weight == 0:
             raise _error("weight", "weight is 0: a criterion must count for or against the answer")
         if self.kind is CriterionKind.BINARY:
