@@ -31,7 +31,7 @@ Example:
     1. The response suggests consulting healthcare provider.
     <BLANKLINE>
     Avoid the following:
-    2. Includes unsafe advice.
+    1. Includes unsafe advice.
 """
 
 from __future__ import annotations
@@ -90,14 +90,18 @@ def system_prompt(condition: str, criteria: Sequence[Criterion] | None = None) -
 
 
 def render_criteria(criteria: Sequence[Criterion]) -> str:
-    do = [(i, c) for i, c in enumerate(criteria, 1) if not c.is_penalty]
-    avoid = [(i, c) for i, c in enumerate(criteria, 1) if c.is_penalty]
+    do = [c for c in criteria if not c.is_penalty]
+    avoid = [c for c in criteria if c.is_penalty]
     parts = [PREAMBLE]
     if do:
-        parts.append("Make sure that:\n" + "\n".join(f"{i}. {c.text}" for i, c in do))
+        parts.append("Make sure that:\n" + _numbered(do))
     if avoid:
-        parts.append("Avoid the following:\n" + "\n".join(f"{i}. {c.text}" for i, c in avoid))
+        parts.append("Avoid the following:\n" + _numbered(avoid))
     return "\n\n".join(parts)
+
+
+def _numbered(criteria: Sequence[Criterion]) -> str:
+    return "\n".join(f"{i}. {c.text}" for i, c in enumerate(criteria, 1))
 
 
 def with_system_prompt(messages: Sequence[Mapping[str, Any]], system: str | None) -> list[dict]:
