@@ -216,6 +216,8 @@ def _templates(template: Any, healthbench: bool, mode: str) -> dict[str, str]:
         return {k: str(Path(v).resolve()) if Path(v).suffix else str(v) for k, v in template.items()}
     if template == "healthbench":
         return {"all": "healthbench"}
+    if template == "auditor":  # RubricsTree's auditor: one binary criterion per call
+        return {"binary": "auditor"}
     from assay.grading.templates import load_template
 
     path = str(Path(template).resolve())

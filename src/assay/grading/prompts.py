@@ -102,6 +102,9 @@ def _shared_blocks(item: Item, rubric: Rubric | None) -> dict[str, str]:
             attrs = "".join(f' {k}="{v}"' for k, v in (("id", p.id), ("source", p.source)) if v)
             passages.append(f"<passage{attrs}>\n{p.text}\n</passage>")
         context = "<context>\n" + "\n".join(passages) + "\n</context>\n\n"
+    memory = item.health_memory
+    if memory is not None and not memory.is_empty:
+        context = f"<health_memory>\n{memory.render()}\n</health_memory>\n\n" + context
     return {
         "guidelines": f"<guidelines>\n{guidelines}\n</guidelines>\n\n" if guidelines else "",
         "conversation": conversation_text(item),
@@ -132,6 +135,7 @@ def criterion_messages(
         )
     values = _shared_blocks(item, rubric)
     values["criterion"] = criterion_tag(criterion)
+    values["criterion_text"] = criterion.text + (f"\n{criterion.guidance}" if criterion.guidance else "")
     values["polarity"] = polarity_note(criterion)
     values["options"] = options_block(criterion, perm) if criterion.is_multi_choice else ""
     values["examples"] = examples_block(criterion, examples, perm, reasons)
