@@ -4,8 +4,8 @@ instance rubrics, selected per prompt, used as RL rewards and in the system prom
 * :func:`load_health_score` — the paper's 29 criteria, shipped (polarity inferred, versioned).
 * :func:`build_bank` — embed every source criterion, cluster, one representative (medoid or
   LLM-distilled) per cluster, polarity, de-duplication, and a per-cluster report.
-* :class:`RelevanceSelector` — the paper's 1–5 relevance prompt per (conversation, criterion),
-  a threshold, cached by prompt.
+* :class:`RelevanceSelector` — the paper's 1–5 relevance prompt per (conversation, criterion)
+  (the routing layer's relevance router), a threshold and fallback, cached by prompt.
 * :func:`system_prompt` — the rubric-in-context system message for each condition of §3.5.
 
 Example:
@@ -16,12 +16,7 @@ Example:
 
 from assay.bank.builder import BankBuild, BankConfig, build_bank
 from assay.bank.report import ClusterReport
-from assay.bank.selection import (
-    CriterionSelector,
-    RelevanceSelector,
-    Selection,
-    relevance_messages,
-)
+from assay.bank.selection import CriterionSelector, RelevanceSelector, Selection
 from assay.bank.shipped import HEALTH_SCORE_PATH, load_bank, load_health_score
 from assay.bank.sources import SourceCriterion, read_source_criteria
 from assay.bank.system_prompt import CONDITIONS, system_prompt, with_system_prompt
@@ -40,7 +35,6 @@ __all__ = [
     "load_bank",
     "load_health_score",
     "read_source_criteria",
-    "relevance_messages",
     "system_prompt",
     "with_system_prompt",
 ]

@@ -1,22 +1,28 @@
-"""Per-prompt selection of bank criteria (the paper's §2.4 and Appendix G).
+"""Per-prompt selection of bank criteria (the paper's §2.4 and Appendix G), for rewards and
+system prompts.
 
-:class:`RelevanceSelector` asks the judge, once per (conversation, criterion), how relevant the
-criterion is on the paper's 1–5 scale, and keeps the criteria scoring at least ``threshold``
-(default 4, i.e. "exceeds 3": the paper does not give its value; spec §7.1). Selection depends
-on the prompt only, never on the response, so it is cached by prompt: in memory for the
-selector's life, and in the :class:`~assay.jobs.CallStore` for ever (a restarted process asks
-nothing again). When no criterion reaches the threshold, ``fallback`` decides: ``best`` (the
-criteria with the highest score given; default), ``all`` or ``none``.
+The relevance rating itself is :class:`assay.routing.relevance.RelevanceRouter` (router (d) of
+the routing layer: the paper's 1–5 prompt, one call per (conversation, criterion), stage
+``route_relevance``, criteria rated ``>= threshold`` kept; default 4, i.e. "exceeds 3" — the
+paper gives no value, spec §7.1). :class:`RelevanceSelector` adds what RL needs on top:
 
-:class:`CriterionSelector` is the small interface any per-prompt selector offers (a router over
-a taxonomy can implement it too): ``await selector.select(messages) -> Selection``.
+* **cached by prompt**: selection never depends on the response, so all rollouts of a prompt
+  (and every epoch) share one routing — in memory for the selector's life (concurrent requests
+  for the same prompt wait for the first), and through the :class:`~assay.jobs.CallStore` for
+  ever (a restarted process asks nothing again);
+* **a fallback** when no criterion reaches the threshold: ``best`` (those with the highest
+  score; default), ``all`` or ``none`` (spec §3.2 leaves it open);
+* a :class:`Selection` with the criteria themselves (polarity included) and every score.
+
+Any object with ``async select(messages, *, key=None) -> Selection`` can stand in
+(:class:`CriterionSelector`), e.g. another router wrapped the same way.
 
 Example::
 
     caller = StageCaller(make_judge("openai:gpt-4.1-mini"), CallStore.open("sel.sqlite"))
     selector = RelevanceSelector(caller, load_health_score(), threshold=4)
     selection = await selector.select([{"role": "user", "content": "Summarise these labs: ..."}])
-    [c.id for c in selection.criteria], selection.scores["hs-12"]
+    selection.ids, selection.scores["hs-12"]
 """
 
 from __future__ import annotations
@@ -30,10 +36,11 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import orjson
 
-from assay.bank.relevance_prompt import SCHEMA, STAGE, VERSION, render_relevance_prompt
 from assay.errors import ConfigError
-from assay.jobs import StageCaller, StageError
-from assay.rubric import Criterion, Rubric
+from assay.jobs import StageCaller
+from assay.rubric import Criterion, Item, Rubric
+from assay.routing.base import Catalogue
+from assay.routing.relevance import RelevanceRouter
 
 Fallback = Literal["best", "all", "none"]
 FALLBACKS = ("best", "all", "none")
@@ -47,7 +54,6 @@ class Selection:
     criteria: tuple[Criterion, ...]
     scores: Mapping[str, int]
     justifications: Mapping[str, str] = field(default_factory=dict)
-    failed: Mapping[str, str] = field(default_factory=dict)
     threshold: int = 4
     fallback_used: bool = False
 
@@ -57,8 +63,8 @@ class Selection:
 
     def to_dict(self) -> dict[str, Any]:
         return {"prompt_key": self.prompt_key, "selected": self.ids, "scores": dict(self.scores),
-                "justifications": dict(self.justifications), "failed": dict(self.failed),
-                "threshold": self.threshold, "fallback_used": self.fallback_used}
+                "justifications": dict(self.justifications), "threshold": self.threshold,
+                "fallback_used": self.fallback_used}
 
 
 @runtime_checkable
@@ -75,20 +81,17 @@ def prompt_key(messages: Sequence[Mapping[str, Any]]) -> str:
     return hashlib.sha256(orjson.dumps(turns)).hexdigest()[:16]
 
 
-def relevance_messages(messages: Sequence[Mapping[str, Any]], criterion: Criterion) -> list[dict]:
-    """The one-message prompt asking for the relevance of ``criterion`` to ``messages``."""
-    return [{"role": "user", "content": render_relevance_prompt(messages, criterion.text)}]
-
-
 def apply_threshold(bank: Sequence[Criterion], scores: Mapping[str, int], threshold: int,
                     fallback: Fallback) -> tuple[list[Criterion], bool]:
-    """The criteria (bank order) with a score >= ``threshold``; the fallback when none is.
+    """The criteria (bank order) scoring >= ``threshold``; the fallback when none does.
 
     >>> bank = [Criterion(id=i, text=i) for i in "abc"]
     >>> [c.id for c in apply_threshold(bank, {"a": 5, "b": 3, "c": 4}, 4, "best")[0]]
     ['a', 'c']
     >>> [c.id for c in apply_threshold(bank, {"a": 2, "b": 3, "c": 3}, 4, "best")[0]]
     ['b', 'c']
+    >>> apply_threshold(bank, {"a": 2, "b": 3, "c": 3}, 4, "none")
+    ([], True)
     """
     kept = [c for c in bank if scores.get(c.id, 0) >= threshold]
     if kept or not scores:
@@ -102,7 +105,7 @@ def apply_threshold(bank: Sequence[Criterion], scores: Mapping[str, int], thresh
 
 
 class RelevanceSelector:
-    """The paper's LLM relevance selector over one bank (see the module docstring)."""
+    """The paper's relevance selection over one bank, cached by prompt (module docstring)."""
 
     def __init__(self, caller: StageCaller, bank: Rubric, *, threshold: int = 4,
                  fallback: Fallback = "best", cache_size: int = 100_000):
@@ -110,10 +113,12 @@ class RelevanceSelector:
             raise ConfigError(f"relevance threshold {threshold} is outside the 1-5 scale")
         if fallback not in FALLBACKS:
             raise ConfigError(f"unknown fallback {fallback!r}; use {', '.join(FALLBACKS)}")
-        self.caller = caller
         self.bank = bank
         self.threshold = threshold
         self.fallback: Fallback = fallback
+        catalogue = Catalogue.from_criteria(bank.criteria, name=bank.id, version=bank.version)
+        # The router keeps ratings >= 1 so that every score comes back for the fallback.
+        self.router = RelevanceRouter(catalogue, caller, threshold=1)
         self._cache: OrderedDict[str, Selection] = OrderedDict()
         self._pending: dict[str, asyncio.Future] = {}
         self._cache_size = cache_size
@@ -129,7 +134,7 @@ class RelevanceSelector:
             self.calls_saved += len(self.bank.criteria)
             return cached
         pending = self._pending.get(pkey)
-        if pending is not None:  # the same prompt is being selected right now (GRPO groups)
+        if pending is not None:  # the same prompt is being selected right now (a GRPO group)
             self.calls_saved += len(self.bank.criteria)
             return await asyncio.shield(pending)
         future = asyncio.get_running_loop().create_future()
@@ -138,7 +143,7 @@ class RelevanceSelector:
             selection = await self._select(messages, pkey)
         except BaseException as exc:
             future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters re-raise it themselves
+            future.exception()  # retrieved: waiters re-raise it themselves
             raise
         finally:
             self._pending.pop(pkey, None)
@@ -149,23 +154,10 @@ class RelevanceSelector:
         return selection
 
     async def _select(self, messages: Sequence[Mapping[str, Any]], pkey: str) -> Selection:
-        conversation = [{"role": m["role"], "content": m["content"]} for m in messages]
-
-        async def score(criterion: Criterion) -> tuple[str, dict | StageError]:
-            try:
-                data = await self.caller.ask(
-                    STAGE, relevance_messages(conversation, criterion), SCHEMA,
-                    item_id=f"{pkey}/{criterion.id}", template_version=VERSION)
-            except StageError as exc:
-                return criterion.id, exc
-            return criterion.id, data
-
-        replies = await asyncio.gather(*(score(c) for c in self.bank.criteria))
-        scores = {cid: int(r["score"]) for cid, r in replies if isinstance(r, dict)}
-        why = {cid: str(r.get("justification_short", "")) for cid, r in replies
-               if isinstance(r, dict)}
-        failed = {cid: r.reason for cid, r in replies if isinstance(r, StageError)}
-        if not scores:
-            raise StageError(STAGE, pkey, f"every relevance call failed ({next(iter(failed.values()))})")
+        item = Item(id=pkey, messages=[{"role": m["role"], "content": m["content"]}
+                                       for m in messages])
+        routing = await self.router.route(item)
+        scores = {s.id: int(s.score or 0) for s in routing.active}
+        why = {s.id: s.reason for s in routing.active}
         kept, fell_back = apply_threshold(self.bank.criteria, scores, self.threshold, self.fallback)
-        return Selection(pkey, tuple(kept), scores, why, failed, self.threshold, fell_back)
+        return Selection(pkey, tuple(kept), scores, why, self.threshold, fell_back)

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from assay.errors import ConfigError
+from assay.errors import AssayError, ConfigError
 from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.judges.judge import Judge
 from assay.judges.types import JudgeRequest
@@ -132,7 +132,7 @@ class RewardScorer:
 
     async def score(self, items: Sequence[RewardItem]) -> list[RewardResult]:
         """One result per item, in order."""
-        criteria = await self._criteria(items)
+        criteria, failures = await self._criteria(items)
         plans: list[tuple[Item, list[Criterion], list[PlannedCall]]] = []
         for item, chosen in zip(items, criteria):
             answer = final_answer(item.completion) if self.strip_thinking else item.completion
@@ -147,11 +147,16 @@ class RewardScorer:
         flat = [call for _, _, calls in plans for call in calls]
         replies = await asyncio.gather(*(self._ask(call) for call in flat))
         outcome = dict(zip((call.key for call in flat), replies))
-        return [self._result(graded, chosen, [outcome[c.key] for c in calls])
-                for graded, chosen, calls in plans]
+        results = [self._result(graded, chosen, [outcome[c.key] for c in calls])
+                   for graded, chosen, calls in plans]
+        for i, error in failures.items():
+            results[i].failed["selection"] = error
+        return results
 
-    async def _criteria(self, items: Sequence[RewardItem]) -> list[list[Criterion]]:
+    async def _criteria(self, items: Sequence[RewardItem]
+                        ) -> tuple[list[list[Criterion]], dict[int, str]]:
         out: list[list[Criterion] | None] = []
+        failures: dict[int, str] = {}
         need: list[int] = []
         for i, item in enumerate(items):
             if item.criteria is not None:
@@ -163,10 +168,16 @@ class RewardScorer:
                 need.append(i)
             else:
                 raise ConfigError(f"item {i} has no criteria and the scorer has no bank or selector")
-        selections = await asyncio.gather(*(self.selector.select(items[i].messages) for i in need))
+        selections = await asyncio.gather(*(self.selector.select(items[i].messages) for i in need),
+                                          return_exceptions=True)
         for i, selection in zip(need, selections):
-            out[i] = list(selection.criteria)
-        return out  # type: ignore[return-value]
+            if isinstance(selection, AssayError):  # this prompt only: its items get no reward
+                out[i], failures[i] = [], str(selection)
+            elif isinstance(selection, BaseException):
+                raise selection
+            else:
+                out[i] = list(selection.criteria)
+        return out, failures  # type: ignore[return-value]
 
     async def _ask(self, call: PlannedCall) -> list[Verdict] | str:
         request = JudgeRequest(messages=call.messages, schema=call.schema, schema_name="verdict",
