@@ -154,6 +154,9 @@ async def abuild_bank(
         raise ConfigError(f"no cluster has {config.min_size}+ criteria from {config.min_prompts}+ "
                           f"conversations: lower min_size/min_prompts or raise the distance "
                           f"threshold ({len(sources)} source criteria, {len(drafts)} clusters)")
+    if not any(c.weight > 0 for c in criteria):
+        raise ConfigError("every kept cluster describes an undesirable behaviour: a bank needs at "
+                          "least one desirable criterion (lower min_size/min_prompts)")
     bank = Rubric(id=config.bank_id, criteria=criteria, version=_version(criteria, config),
                   metadata={"builder": "assay.bank", "config": config.to_dict(),
                             "embedding_model": getattr(embedder, "model_id", "custom"),
