@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from tests.bank.test_builder import EMERGENCY, TABLE, UNSAFE, TableEmbedder
+
 from assay.bank import BankConfig
 from assay.bank.builder import abuild_bank
 from assay.bank.cluster import ClusterParams
 from assay.bank.distil import LLMDistiller, distil_messages
 from assay.jobs import CallStore, StageCaller
 from assay.judges import make_judge
-from tests.bank.test_builder import EMERGENCY, TABLE, UNSAFE, TableEmbedder
 
 DISTILLED = {"The response urges emergency care when it is needed.": [1, 0.05, 0.05],
              "The response recommends unsafe medication use.": [0.05, 1, 0.05]}

@@ -36,7 +36,7 @@ def test_only_03_and_08_are_penalties_and_every_polarity_is_marked_inferred():
 
 
 def test_the_bank_file_is_a_valid_versioned_rubric_file():
-    file_format, issues, count = check_file(HEALTH_SCORE_PATH)
+    file_format, issues, _ = check_file(HEALTH_SCORE_PATH)
     assert issues == [] and file_format.kind == "rubric"
     bank = load_bank(HEALTH_SCORE_PATH)
     assert bank.version == "1.0.0" and bank.id == "health-score"

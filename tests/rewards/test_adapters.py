@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.rewards.conftest import CRITERIA, keyword_policy
 
 from assay.errors import InputError
 from assay.judges import make_judge, run_sync
@@ -21,8 +22,8 @@ from assay.rewards import RewardScorer, criteria_from_label, trl_reward_function
 from assay.rewards.openrlhf import openrlhf_items, openrlhf_rewards
 from assay.rewards.verl import verl_reward_functions
 from assay.testing import FakeJudgeServer
-from tests.rewards.conftest import CRITERIA, keyword_policy
 
+UNSAFE_ONLY = '{"rubrics": [{"criterion": "Includes unsafe advice.", "points": -5}]}'
 PROMPT = "I have had a cold for three days. What should I do?"
 
 
@@ -60,8 +61,7 @@ def test_verl_compute_score_per_sample_and_batched(scorer):
     assert compute_score(data_source="healthbench", solution_str="Rest and see a doctor.",
                          ground_truth="", extra_info=info) == 1.0
     rows = compute_score_batch(data_sources=["hb", "hb"], solution_strs=["Rest.", "x"],
-                               ground_truths=["", '{"rubrics": [{"criterion": "Includes unsafe '
-                                              'advice.", "points": -5}]}'],
+                               ground_truths=["", UNSAFE_ONLY],
                                extra_infos=[info, {"prompt": PROMPT}])
     assert rows == [pytest.approx(2 / 3), 1.0]
     with pytest.raises(InputError, match=r"extra_info\[0\].prompt"):

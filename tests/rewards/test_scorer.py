@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from tests.rewards.conftest import CRITERIA, HARM
 
 from assay.bank import RelevanceSelector, load_health_score
 from assay.errors import ConfigError
 from assay.jobs import CallStore, StageCaller
 from assay.rewards import RewardItem, RewardScorer, final_answer
 from assay.testing.faults import Faults
-from tests.rewards.conftest import CRITERIA, HARM
 
 Q = "I have had a cold for three days. What should I do?"
 

@@ -11,13 +11,13 @@ import sys
 
 import aiohttp
 import pytest
+from tests.rewards.conftest import CRITERIA, keyword_policy
 
 from assay.errors import ConfigError
 from assay.judges import make_judge
 from assay.rewards import RewardScorer
 from assay.rewards.server import RewardServer, ServeConfig
 from assay.testing import FakeJudgeServer
-from tests.rewards.conftest import CRITERIA, keyword_policy
 
 PROMPT = "I have had a cold for three days. What should I do?"
 ITEM = {"prompt": PROMPT, "completion": "Rest and see a doctor."}
@@ -61,9 +61,9 @@ async def test_openrlhf_clients_get_rewards_and_scores(reward_server):
     url, _ = await reward_server()
     payload = {"query": [f"Q: {PROMPT}\nA: Rest."], "prompts": [f"Q: {PROMPT}\nA: "],
                "labels": [None]}
-    async with aiohttp.ClientSession() as http:
-        async with http.post(f"{url}/get_reward", json=payload) as response:
-            body = await response.json()
+    async with aiohttp.ClientSession() as http, http.post(f"{url}/get_reward",
+                                                         json=payload) as response:
+        body = await response.json()
     assert body["rewards"] == [pytest.approx(2 / 3)] and body["scores"] == body["rewards"]
 
 
@@ -161,10 +161,10 @@ def test_assay_serve_runs_from_the_cli_and_stops_cleanly_on_sigterm(tmp_path):
             assert "token required" in line
 
             async def call():
-                async with aiohttp.ClientSession() as http:
-                    async with http.post(f"{url}/v1/rewards", json={"items": [ITEM]},
-                                         headers={"Authorization": "Bearer tok"}) as r:
-                        return await r.json()
+                async with aiohttp.ClientSession() as http, http.post(
+                        f"{url}/v1/rewards", json={"items": [ITEM]},
+                        headers={"Authorization": "Bearer tok"}) as r:
+                    return await r.json()
 
             body = asyncio.run(call())
             assert len(body["results"][0]["criteria"]) == 29     # the Health-SCORE bank

@@ -43,8 +43,8 @@ class ClusterReport:
 
 def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3) -> str:
     """A readable report: one table row per cluster, then the examples of kept clusters."""
-    lines = ["| cluster | status | criterion | size | items | prompts | axes | negative | "
-             "cohesion | representative |",
+    lines = [("| cluster | status | criterion | size | items | prompts | axes | negative | "
+              "cohesion | representative |"),
              "|---:|---|---|---:|---:|---:|---|---:|---:|---|"]
     for r in reports:
         axes = ", ".join(f"{a} {n}" for a, n in sorted(r.axes.items(), key=lambda kv: -kv[1]))
@@ -55,8 +55,9 @@ def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3) 
     for r in reports:
         if r.status != "kept":
             continue
-        lines += ["", f"### {r.criterion_id} (cluster {r.cluster}, {r.polarity}, "
-                      f"{r.representative_source})", "", r.representative, ""]
+        heading = (f"### {r.criterion_id} (cluster {r.cluster}, {r.polarity}, "
+                   f"{r.representative_source})")
+        lines += ["", heading, "", r.representative, ""]
         lines += [f"- {_cell(e)}" for e in r.examples[:max_examples]]
     return "\n".join(lines) + "\n"
 

@@ -38,9 +38,9 @@ import orjson
 
 from assay.errors import ConfigError
 from assay.jobs import StageCaller
-from assay.rubric import Criterion, Item, Rubric
 from assay.routing.base import Catalogue
 from assay.routing.relevance import RelevanceRouter
+from assay.rubric import Criterion, Item, Rubric
 
 Fallback = Literal["best", "all", "none"]
 FALLBACKS = ("best", "all", "none")

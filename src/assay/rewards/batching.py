@@ -60,7 +60,7 @@ class MicroBatcher:
         self.items += len(batch)
         try:
             results = await self.scorer.score([item for item, _ in batch])
-        except Exception as exc:  # every waiting request gets the error
+        except Exception as exc:  # noqa: BLE001  (every waiting request gets the error)
             for _, future in batch:
                 if not future.done():
                     future.set_exception(exc)

@@ -43,7 +43,7 @@ def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[Rew
     for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
         if not isinstance(prompt, str):
             raise InputError(Issue(None, None, f"prompts[{i}]", "expected a string"))
-        response = query[len(prompt):] if query.startswith(prompt) else query
+        response = query.removeprefix(prompt)
         items.append(RewardItem.of(prompt, response,
                                    criteria_from_label(label, bank, where=f"labels[{i}]")))
     return items

@@ -43,7 +43,7 @@ from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.judges.judge import Judge
 from assay.judges.types import JudgeRequest
 from assay.rubric import Criterion, Item, Rubric
-from assay.scoring import Abstention, AbstainStrategy, RewardNormalization, score_rubric
+from assay.scoring import AbstainStrategy, Abstention, RewardNormalization, score_rubric
 from assay.verdict import Verdict
 
 Template = Literal["healthbench", "assay"]
