@@ -8,8 +8,10 @@ Each reward request carries one completion graded on K criteria (K judge calls).
 * ``assay serve``: the same requests as HTTP POSTs to ``/v1/rewards`` of ``assay serve`` (a
   separate process) from an aiohttp load generator here, C in flight.
 
-Prints requests/s and p50/p99 request latency for both, and the server's overhead per request
-(its p50 minus the direct p50). Nothing here runs in the test suite.
+Prints requests/s, p50/p99 request latency and CPU per request for both (the direct scorer's
+process; the server's process, from /proc), and the server's overhead per request: its p50
+minus the direct p50, and its CPU minus the direct CPU (the steadier figure on a busy machine).
+Nothing here runs in the test suite.
 
     .venv/bin/python benchmarks/reward_server.py                 # R=1000 C=32 K=4 L=50
     .venv/bin/python benchmarks/reward_server.py -l 0            # pure overhead, no judge delay
@@ -107,11 +109,19 @@ def summary(label: str, latencies: list[float], wall: float, cpu: float | None) 
             "cpu": None if cpu is None else 1000 * cpu / len(ordered)}
 
 
-def timed(label: str, coroutine_factory, with_cpu: bool) -> dict:
-    cpu0, wall0 = time.process_time(), time.perf_counter()
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of another process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(label: str, coroutine_factory, pid: int | None = None) -> dict:
+    """Latencies and rate; CPU of this process, or of process ``pid`` (the server)."""
+    cpu0 = time.process_time() if pid is None else process_cpu(pid)
+    wall0 = time.perf_counter()
     latencies = asyncio.run(coroutine_factory())
-    return summary(label, latencies, time.perf_counter() - wall0,
-                   time.process_time() - cpu0 if with_cpu else None)
+    cpu = (time.process_time() if pid is None else process_cpu(pid)) - cpu0
+    return summary(label, latencies, time.perf_counter() - wall0, cpu)
 
 
 def main() -> None:
@@ -136,8 +146,9 @@ def main() -> None:
         try:
             asyncio.run(direct(judge_url, rubric, min(100, r), c))        # warm up both paths
             asyncio.run(served(url, min(100, r), c, offset=10**6))
-            rows = [timed("direct scorer", lambda: direct(judge_url, rubric, r, c), True),
-                    timed("assay serve (HTTP)", lambda: served(url, r, c, 0), False)]
+            rows = [timed("direct scorer", lambda: direct(judge_url, rubric, r, c)),
+                    timed("assay serve (HTTP)", lambda: served(url, r, c, 0),
+                          pid=server_process.pid)]
         finally:
             for process in (server_process, judge_process):
                 process.terminate()
@@ -147,10 +158,11 @@ def main() -> None:
     print(f"{'path':22} {'requests/s':>11} {'p50 ms':>8} {'p99 ms':>8} {'CPU ms/req':>11}")
     print("-" * 64)
     for row in rows:
-        cpu = f"{row['cpu']:11.2f}" if row["cpu"] is not None else f"{'—':>11}"
-        print(f"{row['label']:22} {row['rps']:11.0f} {row['p50']:8.1f} {row['p99']:8.1f} {cpu}")
-    print(f"\nserver overhead per request (p50): {rows[1]['p50'] - rows[0]['p50']:.1f} ms; "
-          f"throughput ratio served/direct: {rows[1]['rps'] / rows[0]['rps']:.2f}")
+        print(f"{row['label']:22} {row['rps']:11.0f} {row['p50']:8.1f} {row['p99']:8.1f} "
+              f"{row['cpu']:11.2f}")
+    print(f"\nserver overhead per request: {rows[1]['p50'] - rows[0]['p50']:+.1f} ms at p50, "
+          f"{rows[1]['cpu'] - rows[0]['cpu']:+.2f} ms CPU (server process vs the direct "
+          f"scorer's); throughput ratio served/direct: {rows[1]['rps'] / rows[0]['rps']:.2f}")
 
 
 if __name__ == "__main__":

@@ -74,7 +74,6 @@ def _build(args: dict) -> None:
     from assay.bank.builder import BankConfig, abuild_bank
     from assay.bank.cluster import ClusterParams
     from assay.bank.report import render_markdown
-    from assay.cli.output import stdout
     from assay.judges.sync import run_sync
     from assay.rubric.io import write_rubric
 
@@ -118,17 +117,15 @@ def _build(args: dict) -> None:
     report_json.write_text(json.dumps(result.report_dict(), indent=2, ensure_ascii=False) + "\n")
     if args["report"]:
         args["report"].write_text(render_markdown(result.reports))
-    console = stdout()
-    kept = [r for r in result.reports if r.status == "kept"]
-    console.print(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items) → "
-                  f"{len(result.reports)} clusters → {len(kept)} bank criteria", highlight=False)
+    kept = sorted((r for r in result.reports if r.status == "kept"),
+                  key=lambda r: r.criterion_id or "")
+    typer.echo(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items) -> "
+               f"{len(result.reports)} clusters -> {len(kept)} bank criteria")
     for r in kept:
         text = " ".join(r.representative.split())
-        console.print(f"  {r.criterion_id}  {'−' if r.polarity == 'negative' else '+'}  "
-                      f"size {r.size:>3}  prompts {r.prompt_count:>3}  {text[:90]}",
-                      highlight=False, markup=False)
-    console.print(f"wrote {out} (version {result.bank.version}) and {report_json}",
-                  highlight=False, markup=False)
+        typer.echo(f"  {r.criterion_id}  {'-' if r.polarity == 'negative' else '+'}  "
+                   f"size {r.size:>3}  prompts {r.prompt_count:>3}  {text[:80]}")
+    typer.echo(f"wrote {out} (version {result.bank.version}) and {report_json}")
 
 
 @bank_app.command("select")
@@ -159,7 +156,6 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
 
     from assay.bank.selection import RelevanceSelector
     from assay.bank.shipped import load_bank
-    from assay.cli.output import stdout
     from assay.jobs import CallStore, StageCaller, run_batch
     from assay.judges import estimate_tokens, make_judge
     from assay.judges.sync import run_sync
@@ -195,14 +191,13 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
             f.write(json.dumps({"item_id": item.id, **row}, ensure_ascii=False) + "\n")
             counts.append(len(row["selected"]))
             tokens.append(sum(estimate_tokens(texts[c]) for c in row["selected"]))
-    console = stdout()
     if counts:
-        console.print(f"{len(counts)} prompts: {sum(counts) / len(counts):.1f} of "
-                      f"{len(bank.criteria)} criteria selected on average "
-                      f"(~{sum(tokens) / len(tokens):.0f} tokens; the paper: 11.5 of 29, 431 "
-                      f"tokens) → {out}", highlight=False)
+        typer.echo(f"{len(counts)} prompts: {sum(counts) / len(counts):.1f} of "
+                   f"{len(bank.criteria)} criteria selected on average "
+                   f"(~{sum(tokens) / len(tokens):.0f} tokens; the paper: 11.5 of 29, 431 "
+                   f"tokens) -> {out}")
     for item_id, error in result.failed.items():
-        console.print(f"[red]failed[/] {item_id}: {error}", highlight=False)
+        typer.echo(f"failed {item_id}: {error}", err=True)
     store.close()
     if result.failed:
         raise typer.Exit(1)
