@@ -1,7 +1,7 @@
 """The RL adapters, called the way each framework calls them.
 
-TRL and verl are not installed here (GPU-oriented, heavy): the calls below follow their
-documented conventions, read from their sources — TRL's ``GRPOTrainer._calculate_rewards``
+verl and OpenRLHF are not installed (GPUs, Ray): the calls below follow their conventions as
+read from their sources (TRL's adapter also runs inside TRL itself: test_trl_grpo.py) — TRL's ``GRPOTrainer._calculate_rewards``
 calls ``reward_func(prompts=, completions=, completion_ids=, **dataset_columns)`` (plus
 ``trainer_state`` in recent versions) and takes a list of floats or None; verl's reward
 managers call ``compute_score(data_source=, solution_str=, ground_truth=, extra_info=)`` or,
