@@ -9,13 +9,13 @@ import types
 
 import pytest
 from accelerate import Accelerator
+from tests.rewards.conftest import CRITERIA, keyword_policy
 from transformers import TrainerState
 from trl import GRPOConfig, GRPOTrainer
 
 from assay.judges import make_judge, run_sync
 from assay.rewards import RewardScorer, trl_reward_function
 from assay.testing import FakeJudgeServer
-from tests.rewards.conftest import CRITERIA, keyword_policy
 
 Q = "I have had a cold for three days. What should I do?"
 
