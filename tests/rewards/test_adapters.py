@@ -95,3 +95,27 @@ def test_labels_name_criteria_as_json_lists_healthbench_rows_or_bank_ids():
         criteria_from_label([{"text": ""}], where="labels[2]")
     with pytest.raises(InputError, match="expected JSON criteria"):
         criteria_from_label("not json")
+
+
+def test_verls_module_level_compute_score_is_configured_from_the_environment(monkeypatch,
+                                                                              tmp_path):
+    import assay.rewards.verl as verl_module
+    from assay.errors import ConfigError
+
+    verl_module.reset()
+    monkeypatch.delenv("ASSAY_REWARD_JUDGE", raising=False)
+    with pytest.raises(ConfigError, match="set ASSAY_REWARD_JUDGE"):
+        verl_module.compute_score("hb", "x", "", {"prompt": PROMPT})
+    bank = tmp_path / "bank.json"
+    bank.write_text(json.dumps({"id": "b", "criteria": [c.model_dump() for c in CRITERIA]}))
+    with FakeJudgeServer.run_in_thread(policy=keyword_policy) as server:
+        monkeypatch.setenv("ASSAY_REWARD_JUDGE", f"openai-compatible:fake@{server.base_url}")
+        monkeypatch.setenv("ASSAY_REWARD_BANK", str(bank))
+        score = verl_module.compute_score(data_source="hb", solution_str="Rest, see a doctor.",
+                                          ground_truth="", extra_info={"prompt": PROMPT})
+        batch = verl_module.compute_score_batch(data_sources=["hb"], solution_strs=["Rest."],
+                                                ground_truths=[""],
+                                                extra_infos=[{"prompt": PROMPT}])
+        assert (score, batch) == (1.0, [pytest.approx(2 / 3)])
+        verl_module.reset()
+    assert verl_module._functions is None

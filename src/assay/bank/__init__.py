@@ -16,7 +16,7 @@ Example:
 
 from assay.bank.builder import BankBuild, BankConfig, build_bank
 from assay.bank.report import ClusterReport
-from assay.bank.selection import CriterionSelector, RelevanceSelector, Selection
+from assay.bank.selection import CriteriaSelection, CriterionSelector, RelevanceSelector
 from assay.bank.shipped import HEALTH_SCORE_PATH, load_bank, load_health_score
 from assay.bank.sources import SourceCriterion, read_source_criteria
 from assay.bank.system_prompt import CONDITIONS, system_prompt, with_system_prompt
@@ -27,9 +27,9 @@ __all__ = [
     "BankBuild",
     "BankConfig",
     "ClusterReport",
+    "CriteriaSelection",
     "CriterionSelector",
     "RelevanceSelector",
-    "Selection",
     "SourceCriterion",
     "build_bank",
     "load_bank",

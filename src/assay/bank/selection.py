@@ -12,9 +12,9 @@ paper gives no value, spec §7.1). :class:`RelevanceSelector` adds what RL needs
   ever (a restarted process asks nothing again);
 * **a fallback** when no criterion reaches the threshold: ``best`` (those with the highest
   score; default), ``all`` or ``none`` (spec §3.2 leaves it open);
-* a :class:`Selection` with the criteria themselves (polarity included) and every score.
+* a :class:`CriteriaSelection` with the criteria themselves (polarity included) and every score.
 
-Any object with ``async select(messages, *, key=None) -> Selection`` can stand in
+Any object with ``async select(messages, *, key=None) -> CriteriaSelection`` can stand in
 (:class:`CriterionSelector`), e.g. another router wrapped the same way.
 
 Example::
@@ -47,7 +47,7 @@ FALLBACKS = ("best", "all", "none")
 
 
 @dataclass(frozen=True)
-class Selection:
+class CriteriaSelection:
     """The criteria kept for one prompt, with every relevance score and why."""
 
     prompt_key: str
@@ -72,7 +72,7 @@ class CriterionSelector(Protocol):
     """Anything that picks the criteria relevant to one prompt."""
 
     async def select(self, messages: Sequence[Mapping[str, Any]], *,
-                     key: str | None = None) -> Selection: ...
+                     key: str | None = None) -> CriteriaSelection: ...
 
 
 def prompt_key(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -119,13 +119,13 @@ class RelevanceSelector:
         catalogue = Catalogue.from_criteria(bank.criteria, name=bank.id, version=bank.version)
         # The router keeps ratings >= 1 so that every score comes back for the fallback.
         self.router = RelevanceRouter(catalogue, caller, threshold=1)
-        self._cache: OrderedDict[str, Selection] = OrderedDict()
+        self._cache: OrderedDict[str, CriteriaSelection] = OrderedDict()
         self._pending: dict[str, asyncio.Future] = {}
         self._cache_size = cache_size
         self.calls_saved = 0
 
     async def select(self, messages: Sequence[Mapping[str, Any]], *,
-                     key: str | None = None) -> Selection:
+                     key: str | None = None) -> CriteriaSelection:
         """The selection for one conversation (the prompt, without the response)."""
         pkey = key or prompt_key(messages)
         cached = self._cache.get(pkey)
@@ -153,11 +153,11 @@ class RelevanceSelector:
             self._cache.popitem(last=False)
         return selection
 
-    async def _select(self, messages: Sequence[Mapping[str, Any]], pkey: str) -> Selection:
+    async def _select(self, messages: Sequence[Mapping[str, Any]], pkey: str) -> CriteriaSelection:
         item = Item(id=pkey, messages=[{"role": m["role"], "content": m["content"]}
                                        for m in messages])
         routing = await self.router.route(item)
         scores = {s.id: int(s.score or 0) for s in routing.active}
         why = {s.id: s.reason for s in routing.active}
         kept, fell_back = apply_threshold(self.bank.criteria, scores, self.threshold, self.fallback)
-        return Selection(pkey, tuple(kept), scores, why, self.threshold, fell_back)
+        return CriteriaSelection(pkey, tuple(kept), scores, why, self.threshold, fell_back)

@@ -70,10 +70,20 @@ def _prompt(extra_info: Any, index: int) -> Any:
 
 _lock = threading.Lock()
 _functions: tuple[Callable[..., float], Callable[..., list[float]]] | None = None
+_scorer: RewardScorer | None = None
+
+
+def reset() -> None:
+    """Close the environment-built scorer's judge; the next call reads the environment again."""
+    global _functions, _scorer
+    with _lock:
+        if _scorer is not None:
+            run_sync(_scorer.judge.aclose())
+        _functions, _scorer = None, None
 
 
 def _from_env() -> tuple[Callable[..., float], Callable[..., list[float]]]:
-    global _functions
+    global _functions, _scorer
     with _lock:
         if _functions is None:
             spec = os.environ.get("ASSAY_REWARD_JUDGE")
@@ -87,7 +97,7 @@ def _from_env() -> tuple[Callable[..., float], Callable[..., list[float]]]:
                 select=os.environ.get("ASSAY_REWARD_SELECT", "0") == "1",
                 store=os.environ.get("ASSAY_REWARD_STORE", "assay-reward-calls.sqlite"),
                 cache=os.environ.get("ASSAY_REWARD_CACHE"))
-            _functions = verl_reward_functions(scorer)
+            _functions, _scorer = verl_reward_functions(scorer), scorer
         return _functions
 
 
