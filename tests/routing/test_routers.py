@@ -107,3 +107,8 @@ def test_make_router_refuses_unknown_kinds_and_model_routers_without_a_judge(tre
 class _FakeCaller:
     class judge:
         id = "fake"
+
+
+def test_a_leaf_requiring_an_unknown_kind_of_data_is_refused_before_any_call():
+    with pytest.raises(ConfigError, match="criterion 'x': metadata.requires: unknown health"):
+        Catalogue.from_criteria([{"id": "x", "text": "X.", "metadata": {"requires": ["diet:a"]}}])

@@ -32,7 +32,8 @@ QUERY = Item(id="q1", prompt="I have crushing chest pain, what should I do?",
 async def test_pruned_subtrees_are_never_shown_and_only_joint_relevance_above_tau_is_active(
         caller_on, tree):
     caller, server = await caller_on(stages={"route_tree": scripted()})
-    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller).route(QUERY)
+    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller,
+                                   combine="product").route(QUERY)
     # joint relevance (product): A .9; A1 .72, A2 .45 < .5; a1 .648, a2 .432 < .5; B .2 < .5
     assert routing.ids == ["a1"]
     assert routing.active[0].score == pytest.approx(0.648)
@@ -47,16 +48,17 @@ async def test_pruned_subtrees_are_never_shown_and_only_joint_relevance_above_ta
 
 async def test_an_emergency_query_lowers_tau_and_keeps_more_leaves(caller_on, tree):
     caller, _ = await caller_on(stages={"route_tree": scripted("emergency")})
-    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller).route(QUERY)
+    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller,
+                                   combine="product").route(QUERY)
     # τ = 0.3: A2 (.45) opens, a3 unrated -> 0; a2 (.432) is kept now; B (.2) still pruned
     assert routing.details["tau"] == 0.3
     assert routing.ids == ["a1", "a2"]
     assert routing.calls == 3
 
 
-async def test_min_combination_uses_the_weakest_node_on_the_path(caller_on, tree):
+async def test_min_combination_by_default_uses_the_weakest_node_on_the_path(caller_on, tree):
     caller, _ = await caller_on(stages={"route_tree": scripted()})
-    router = TreeWalkRouter(Catalogue.from_taxonomy(tree), caller, combine="min")
+    router = TreeWalkRouter(Catalogue.from_taxonomy(tree), caller)
     routing = await router.route(QUERY)
     # min: A1 .8, a1 .8, a2 .6 (all >= .5); A2 .5 opens, a3 unrated
     assert routing.ids == ["a1", "a2"]
@@ -65,7 +67,8 @@ async def test_min_combination_uses_the_weakest_node_on_the_path(caller_on, tree
 
 async def test_a_narrow_query_uses_its_own_configured_threshold(caller_on, tree):
     caller, _ = await caller_on(stages={"route_tree": scripted("narrow")})
-    router = TreeWalkRouter(Catalogue.from_taxonomy(tree), caller, tau={"narrow": 0.7})
+    router = TreeWalkRouter(Catalogue.from_taxonomy(tree), caller, tau={"narrow": 0.7},
+                            combine="product")
     routing = await router.route(QUERY)
     assert routing.details["tau"] == 0.7 and routing.ids == []   # a1 .648 < .7
     assert routing.calls == 3                                    # A .9 and A1 .72 were opened

@@ -59,6 +59,17 @@ def grade(
     export: list[Path] = typer.Option([], "--export", help="Also write verdicts (.jsonl/.csv/.parquet)."),
     votes: bool = typer.Option(False, "--votes", help="Export every judge's vote, not final verdicts."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the summary as JSON here."),
+    taxonomy: Path | None = typer.Option(
+        None, "--taxonomy", help="A criterion tree ('starter': the shipped one): route each "
+        "item, grade only its active leaves (tree auto-weights), score with Eq. 4 (pass-rate)."),
+    router: str = typer.Option(
+        "tree", "--router", help="With --taxonomy: tree | catalogue | embedding | relevance | "
+        "all (every leaf, no routing)."),
+    router_judge: str | None = typer.Option(
+        None, "--router-judge", help="Judge spec of the router (default: the first --judge)."),
+    router_threshold: float | None = typer.Option(
+        None, "--router-threshold", help="Embedding: cosine τ; relevance: the 1-5 cut (default "
+        "4); tree: τ of standard queries."),
 ) -> None:
     """Grade responses against rubrics with LLM judges; every verdict is stored as it arrives."""
     from assay.cli.grade_command import run_grade

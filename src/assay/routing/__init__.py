@@ -23,6 +23,14 @@ kind           how                                                    calls per 
 :func:`route_items` routes many items through a job directory: one routing per distinct query
 (conversation + health memory), cached, resumable, traced.
 
+Modules: ``base`` (the interface), ``tree`` / ``catalogue`` / ``embedding`` / ``relevance``
+(the routers), ``prompts`` (the papers' prompts), ``batch`` (cached routing of many items),
+``grade`` and ``run`` (grading only the active leaves: :func:`assay.routing.run.route_and_grade`),
+``evaluate`` (router vs expert selections, §5.5), ``stress`` (oracle perturbations, §5.6),
+``data`` (the shipped starter taxonomy). For a criterion bank (seed 004), build the catalogue
+with ``Catalogue.from_criteria(bank)`` and use the ``relevance`` or ``embedding`` router; the
+tree walk needs a taxonomy.
+
 Example::
 
     from assay.routing import Catalogue, make_router, route_items

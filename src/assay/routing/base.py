@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.errors import ConfigError
 from assay.jobs.caller import stable_json
 from assay.rubric import Criterion, Item, Taxonomy
 from assay.rubric.health_memory import HealthMemory
@@ -118,8 +119,15 @@ class Catalogue:
 
 
 def _requires(criterion: Criterion) -> tuple[str, ...]:
+    """A leaf's ``metadata.requires``, checked now so a typo fails before any call."""
     value = criterion.metadata.get("requires", ())
-    return (value,) if isinstance(value, str) else tuple(value)
+    requires = (value,) if isinstance(value, str) else tuple(value)
+    for requirement in requires:
+        try:
+            HealthMemory.check_requirement(str(requirement))
+        except ValueError as exc:
+            raise ConfigError(f"criterion {criterion.id!r}: metadata.requires: {exc}") from None
+    return tuple(str(r) for r in requires)
 
 
 class Selection(BaseModel):

@@ -2,8 +2,9 @@
 
 One call per depth: the model rates every node of the current frontier from 0 to 1 (the first
 call also classifies the query). A node's joint relevance is its own rating combined with its
-parent's joint relevance (``product``, default, or ``min``: the paper says "joint relevance
-along the path" without choosing). Eq. 3's soft threshold τ(q, c) is set per query from the
+parent's joint relevance: ``min`` (default: a leaf is active when every node on its path
+reaches τ, i.e. only children of relevant nodes are opened) or ``product`` (relevance decays
+with depth); the paper says "joint relevance along the path" without choosing. Eq. 3's soft threshold τ(q, c) is set per query from the
 query class: emergency queries get the lowest τ (recall first), narrow factual ones the highest
 (precision first); the paper gives no numbers, so :data:`DEFAULT_TAU` is ours and configurable.
 A node whose joint relevance is below τ is pruned with its whole subtree, so only the children
@@ -35,7 +36,7 @@ class TreeWalkRouter(Router):
 
     def __init__(self, catalogue: Catalogue, caller: StageCaller, *,
                  tau: Mapping[str, float] | None = None,
-                 combine: Literal["product", "min"] = "product"):
+                 combine: Literal["product", "min"] = "min"):
         super().__init__(catalogue)
         if catalogue.taxonomy is None:
             raise ValueError("the tree walk needs a taxonomy (Catalogue.from_taxonomy)")

@@ -198,6 +198,14 @@ class HealthMemory(BaseModel):
             lines += [f"- {n}" for n in self.notes]
         return "\n".join(lines)
 
+    @staticmethod
+    def check_requirement(requirement: str) -> None:
+        """Raise ValueError unless ``requirement`` names a known kind (see :meth:`has`)."""
+        kind = requirement.strip().lower().partition(":")[0].removesuffix("s")
+        if kind not in REQUIREMENT_KINDS:
+            raise ValueError(f"unknown health-memory requirement {requirement!r}; kinds: "
+                             + ", ".join(REQUIREMENT_KINDS))
+
     def has(self, requirement: str) -> bool:
         """Whether the memory holds what ``requirement`` names.
 
@@ -205,12 +213,10 @@ class HealthMemory(BaseModel):
         matter); likewise ``condition``, ``medication``, ``wearable`` (matched on the metric) and
         ``profile`` (``profile:age`` for one fact). ``lab:NAME:abnormal`` needs a HIGH/LOW flag.
         """
+        self.check_requirement(requirement)
         kind, _, rest = requirement.strip().lower().partition(":")
         kind = kind.removesuffix("s")
         name, _, qualifier = rest.partition(":")
-        if kind not in REQUIREMENT_KINDS:
-            raise ValueError(f"unknown health-memory requirement {requirement!r}; kinds: "
-                             + ", ".join(REQUIREMENT_KINDS))
         if kind == "profile":
             facts = self.profile.facts() if self.profile else []
             return any(f.lower().startswith(name) for f in facts) if name else bool(facts)

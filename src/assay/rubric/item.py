@@ -3,8 +3,8 @@
 ``messages`` hold the conversation that led to the response; a single ``prompt`` string is
 accepted as shorthand for one user message. ``context`` holds retrieved passages (RAG), and
 ``reference`` an ideal answer, ``health_memory`` the user's own health data (see
-:mod:`assay.rubric.health_memory`). ``rubric`` is set when the item carries its own rubric, as every
-HealthBench example does.
+:mod:`assay.rubric.health_memory`). ``rubric`` is set when the item carries its own rubric, as
+every HealthBench example does.
 
 Example:
     >>> item = Item(id="q1", prompt="I was stung by a bee. What now?", response="Scrape it out.")

@@ -22,6 +22,7 @@ from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
 from assay.grading.grader import Grader, GradingConfig
 from assay.rubric import Rubric
 from assay.runs.engine import Engine, EngineOutcome, JudgeSlot
+from assay.runs.labels import store_labels
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.progress import QuietProgress, RichProgress
 from assay.runs.results import RunScores, Scoring, score_run
@@ -249,6 +250,7 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         store = RunStore.create(run_dir / "run.sqlite", config)
         store.set_meta("sources", sources_of(source, options, judge_configs))
     run_dir = Path(store.path).parent
+    store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
     grader = Grader(grading, example_pools=pools)
