@@ -44,4 +44,4 @@ with FakeJudgeServer.run_in_thread(policy=verdict,
     print("rewards:", [round(r, 3) for r in rewards])
     selection = run_sync(scorer.selector.select(prompt))
     print("selected:", selection.ids, "of 29;", "relevance calls:", 29, "for the whole group")
-    run_sync(scorer.judge.aclose())
+    run_sync(scorer.aclose())

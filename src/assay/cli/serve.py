@@ -17,10 +17,13 @@ def serve(
                              "'none' (every request brings its criteria)."),
     select: bool = typer.Option(False, "--select/--all-criteria", help="Per-prompt relevance "
                                 "selection (Adaptive) or every bank criterion (Non-Adaptive)."),
+    selector_judge: str | None = typer.Option(None, "--selector-judge", help="The relevance "
+                                              "model (default: the reward judge's model)."),
     threshold: int = typer.Option(4, "--threshold", help="Relevance threshold (1-5)."),
     fallback: str = typer.Option("best", "--fallback", help="When nothing passes: best, all, none."),
     store: Path = typer.Option(Path("assay-selection.sqlite"), "--store",
-                               help="Where selection calls are kept (reused across restarts)."),
+                               help="Where selection calls are kept (reused across restarts; "
+                               "'assay bank select --store' can fill it before training)."),
     cache: Path | None = typer.Option(None, "--cache", help="Judge response cache file."),
     template: str = typer.Option("healthbench", "--template", help="healthbench or assay."),
     normalization: str = typer.Option("minmax", "--normalization",
@@ -53,6 +56,7 @@ def serve(
 
         async def main() -> None:
             scorer = build_scorer(judge, bank=None if bank == "none" else bank, select=select,
+                                  selector_judge=selector_judge,
                                   threshold=threshold, fallback=fallback, store=store,
                                   cache=cache, template=template, normalization=normalization)
             server = RewardServer(scorer, config)

@@ -130,6 +130,14 @@ class RewardScorer:
         self.strip_thinking = strip_thinking
         self.calls = 0
 
+    async def aclose(self) -> None:
+        """Close the judge (flushing its cache) and the selector's, if it has its own."""
+        await self.judge.aclose()
+        selector_judge = getattr(getattr(getattr(self.selector, "router", None), "caller", None),
+                                 "judge", None)
+        if selector_judge is not None and selector_judge is not self.judge:
+            await selector_judge.aclose()
+
     async def score(self, items: Sequence[RewardItem]) -> list[RewardResult]:
         """One result per item, in order."""
         criteria, failures = await self._criteria(items)

@@ -122,7 +122,7 @@ class RewardServer:
         await self.batcher.drain()
         if self._runner is not None:
             await self._runner.cleanup()
-        await self.scorer.judge.aclose()
+        await self.scorer.aclose()
 
     async def serve_forever(self, on_ready: Any = None) -> None:
         """Run until SIGTERM or SIGINT, then shut down gracefully."""

@@ -6,7 +6,7 @@ Example:
     >>> scorer = build_scorer("vllm:Qwen/Qwen3-8B", bank="health-score")
     >>> len(scorer.fixed), scorer.judge.config.temperature   # HealthBench's grader sampling
     (29, 0.5)
-    >>> run_sync(scorer.judge.aclose())
+    >>> run_sync(scorer.aclose())
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ def build_scorer(
     *,
     bank: str | Path | None = "health-score",
     select: bool = False,
+    selector_judge: str | None = None,
     threshold: int = 4,
     fallback: str = "best",
     store: str | Path | None = None,
@@ -31,7 +32,10 @@ def build_scorer(
 ) -> RewardScorer:
     """A scorer over ``judge`` (a spec): all of ``bank`` per prompt, or with ``select`` the
     criteria the relevance selector keeps (its calls stored in ``store``, so selections survive
-    restarts). ``bank=None``: every sample must bring its own criteria."""
+    restarts, and ``assay bank select --store`` can precompute them). The selector asks
+    ``selector_judge`` (default: the same model) with its own settings — not the grader
+    template's sampling — so its calls match those of ``assay bank select``.
+    ``bank=None``: every sample must bring its own criteria."""
     from assay.bank.selection import RelevanceSelector
     from assay.bank.shipped import load_bank
     from assay.grading.grader import GradingConfig
@@ -55,7 +59,9 @@ def build_scorer(
 
             raise ConfigError("per-prompt selection needs a bank")
         calls = CallStore.open(store or "assay-selection.sqlite")
-        criteria = RelevanceSelector(StageCaller(client, calls), rubric, threshold=threshold,
-                                     fallback=fallback)  # type: ignore[arg-type]
+        selector_client = make_judge(config_from(selector_judge or judge, config_file),
+                                     cache=response_cache)
+        criteria = RelevanceSelector(StageCaller(selector_client, calls), rubric,
+                                     threshold=threshold, fallback=fallback)  # type: ignore[arg-type]
     return RewardScorer(client, criteria=criteria, template=template,  # type: ignore[arg-type]
                         normalization=normalization)  # type: ignore[arg-type]

@@ -78,7 +78,7 @@ def reset() -> None:
     global _functions, _scorer
     with _lock:
         if _scorer is not None:
-            run_sync(_scorer.judge.aclose())
+            run_sync(_scorer.aclose())
         _functions, _scorer = None, None
 
 
