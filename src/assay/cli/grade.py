@@ -25,7 +25,8 @@ def grade(
         "(slots: binary, multi_choice, per_item)."),
     aggregate: str = typer.Option(
         "majority", "--aggregate", help="Ensemble aggregation: majority|weighted|unanimous|any, "
-        "ordinal=mean|median|mode, nominal=mode (comma-separated)."),
+        "ordinal=mean|median|mode, nominal=mode, abstain=drop|count (an abstaining judge's vote "
+        "is dropped, the default, or counts for the abstention); comma-separated."),
     shuffle: bool = typer.Option(True, "--shuffle/--no-shuffle", help="Shuffle options per call."),
     few_shot: int = typer.Option(0, "--few-shot", min=0, help="Examples per criterion."),
     few_shot_items: Path | None = typer.Option(None, "--few-shot-items",
