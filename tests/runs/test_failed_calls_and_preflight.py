@@ -51,7 +51,9 @@ def test_a_run_whose_calls_all_fail_is_incomplete_with_a_distinct_exit_code(tmp_
 
 def test_some_failed_calls_make_the_run_incomplete_and_resume_completes_it(tmp_path, items_file,
                                                                            rubric_file):
-    faults = Faults(script=["malformed", "malformed"])  # the first call fails (with its re-ask)
+    # One request at a time; the engine queues an item's four calls A-D, so the requests go
+    # A, B, C, D, then A's re-ask: five malformed replies fail A (with its re-ask) alone.
+    faults = Faults(script=["malformed"] * 5)
     with FakeJudgeServer.run_in_thread(policy=POLICY, faults=faults) as server:
         first = grade(items_file, rubric_file, spec(server), tmp_path / "run", "--concurrency", "1")
         assert first.exit_code == 4, first.output

@@ -258,7 +258,7 @@ def judge_request(call: PlannedCall) -> Any:
     from assay.judges.types import JudgeRequest
 
     return JudgeRequest(messages=call.messages, schema=call.schema,
-                        schema_name="verdicts" if call.per_item else "verdict",
+                        schema_name=call.schema_name or ("verdicts" if call.per_item else "verdict"),
                         template_version=call.template_version)
 
 

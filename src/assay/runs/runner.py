@@ -34,6 +34,7 @@ from assay.runs.engine import (
     JudgeSlot,
     served_from_cache,
 )
+from assay.runs.labels import store_labels
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.progress import QuietProgress, RichProgress
@@ -324,6 +325,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
                  pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
                  progress: Any, cache: Any) -> RunReport:
     run_dir = Path(store.path).parent
+    store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
     grader = Grader(grading, example_pools=pools)
