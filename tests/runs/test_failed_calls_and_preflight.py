@@ -51,16 +51,16 @@ def test_a_run_whose_calls_all_fail_is_incomplete_with_a_distinct_exit_code(tmp_
 
 def test_some_failed_calls_make_the_run_incomplete_and_resume_completes_it(tmp_path, items_file,
                                                                            rubric_file):
-    # One request at a time; the engine queues an item's four calls A-D, so the requests go
-    # A, B, C, D, then A's re-ask: five malformed replies fail A (with its re-ask) alone.
-    faults = Faults(script=["malformed"] * 5)
+    # One request at a time, in order: the engine keeps 8 calls outstanding (two items), so the
+    # requests go A..H, then their re-asks A..H; 16 malformed replies fail exactly those 8.
+    faults = Faults(script=["malformed"] * 16)
     with FakeJudgeServer.run_in_thread(policy=POLICY, faults=faults) as server:
         first = grade(items_file, rubric_file, spec(server), tmp_path / "run", "--concurrency", "1")
         assert first.exit_code == 4, first.output
-        assert "incomplete: 1 items lack verdicts (1 calls failed" in first.output
+        assert "incomplete: 2 items lack verdicts (8 calls failed" in first.output
         n = len(server.requests)
         second = CliRunner().invoke(app, ["grade", "--resume", str(tmp_path / "run"), "--quiet"])
     assert second.exit_code == 0, second.output
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "complete"
-    assert len(server.requests) == n + 1  # only the failed call is made again
+    assert len(server.requests) == n + 8  # only the failed calls are made again

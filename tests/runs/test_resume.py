@@ -122,7 +122,8 @@ async def test_resume_with_a_changed_config_is_refused_naming_what_changed(tmp_p
 async def test_resume_retries_calls_that_failed(tmp_path, items_file, rubric_file):
     from assay.testing import Faults
 
-    async with FakeJudgeServer(policy=POLICY, faults=Faults(script=["malformed"] * 4)) as server:
+    # the first 8 calls (two items) fail, each with its re-ask: see test_failed_calls_and_preflight
+    async with FakeJudgeServer(policy=POLICY, faults=Faults(script=["malformed"] * 16)) as server:
         first = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
                                    run_dir=tmp_path / "run", concurrency=1)
         assert first.totals.errors >= 1

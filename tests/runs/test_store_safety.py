@@ -117,12 +117,14 @@ def _file_size_limit(limit: int):
 
 def test_a_full_disk_stops_the_run_with_one_error_and_it_resumes(tmp_path, rubric_file):
     items = write_items(tmp_path / "items.jsonl", 40)  # 160 calls
-    with FakeJudgeServer.run_in_thread(policy=POLICY) as server:
+    # 20 ms a call, 4 at a time: the calls are committed in several batches (one each 0.25 s),
+    # so the limit below is reached mid-run with some batches saved
+    with FakeJudgeServer.run_in_thread(policy=POLICY, latency=0.02) as server:
         full = subprocess.run(
             [*ASSAY, "grade", str(items), "--rubric", str(rubric_file), "--judge", spec(server),
              "--run-dir", str(tmp_path / "run"), "--quiet", "--concurrency", "4"],
             capture_output=True, text=True, timeout=120, check=False,
-            preexec_fn=_file_size_limit(160_000))  # the store's files stop growing here
+            preexec_fn=_file_size_limit(130_000))  # the store's files stop growing here
         assert full.returncode == 1, full.stderr
         assert "Traceback" not in full.stderr + full.stdout
         assert full.stderr.count("cannot write the run store") == 1, full.stderr
