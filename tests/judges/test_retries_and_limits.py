@@ -126,9 +126,11 @@ async def test_a_hung_request_times_out_on_a_timeout_fitted_to_the_endpoint(serv
     server = await serve(faults=Faults(script=[None] * 32 + ["timeout"], hang_s=30.0), latency=0.005)
     async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:
         replies = [await judge.ask(request(f"c{i}")) for i in range(32)]
-        assert judge.attempt_timeout_s < 60.0
+        fitted = judge.attempt_timeout_s
+        assert fitted < 60.0
         hung = await asyncio.wait_for(judge.ask(request("hung")), timeout=20)
         after = await judge.ask(request("after"))  # its slot was freed
+        assert judge.attempt_timeout_s == fitted  # one hung request among many replies
     assert all(r.ok for r in replies) and hung.ok and after.ok
     assert hung.attempts == 2 and judge.limiter.in_flight == 0
 
@@ -174,6 +176,19 @@ async def test_the_concurrency_grows_back_after_successes(serve):
         for i in range(10):
             await judge.ask(request(f"c{i}"))
         assert judge.limiter.width == 4
+
+
+async def test_the_fitted_timeout_doubles_when_timeouts_outnumber_replies(serve):
+    # an endpoint that slows down for real (here: every request after the first 32 hangs 1.5 s)
+    server = await serve(faults=Faults(script=[None] * 32 + ["timeout"] * 4, hang_s=1.5),
+                         latency=0.005)
+    async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:
+        for i in range(32):
+            await judge.ask(request(f"c{i}"))
+        fitted = judge.attempt_timeout_s
+        slow = await judge.ask(request("slow"))  # times out 4 times: half the last 8 outcomes
+    assert judge.attempt_timeout_s >= 2 * fitted
+    assert slow.ok and slow.attempts == 5
 
 
 def test_backoff_doubles_and_is_capped():

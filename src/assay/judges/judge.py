@@ -9,9 +9,9 @@ Each HTTP attempt waits at most an *adaptive timeout* fitted to the endpoint: th
 ``timeout_s`` until :data:`TIMEOUT_SAMPLES` replies have been seen, then
 ``max(MIN_TIMEOUT_S, 8 × median, 3 × p99)`` of the recent reply latencies, never more than
 ``timeout_s``. A hung request so frees its slot in seconds on a fast endpoint (a local vLLM,
-the fake judge) and still gets tens of seconds on a slow one; every timeout doubles the bound
-(up to ``timeout_s``) until replies show where it should be, so an endpoint that slows down
-for real is not cut off.
+the fake judge) and still gets tens of seconds on a slow one. When timeouts outnumber replies
+the bound doubles (up to ``timeout_s``) until replies show where it should be, so an endpoint
+that slows down for real is not cut off; a few hung requests among many replies change nothing.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ class Judge:
         self._deferred_check: asyncio.Future[Failure | None] | bool = False
         self._latencies: deque[float] = deque(maxlen=8 * TIMEOUT_SAMPLES)
         self._since_fit = 0
+        self._outcomes: deque[bool] = deque(maxlen=TIMEOUT_SAMPLES // 4)  # True: a timeout
         self.attempt_timeout_s = config.timeout_s  # adapted to the endpoint (module doc)
 
     def __repr__(self) -> str:
@@ -283,8 +284,8 @@ class Judge:
                         limiter.record_rate_limited(retry_after, sent_in)
             else:
                 failure = result
-                if failure.kind is FailureKind.TIMEOUT:  # maybe the endpoint slowed down
-                    self.attempt_timeout_s = min(self.config.timeout_s, 2 * timeout)
+                if failure.kind is FailureKind.TIMEOUT:
+                    self._timed_out(timeout)
             if not is_retryable(failure.kind, failure.status) or retries >= policy.max_retries:
                 return _Failed(failure, raw), attempts, Usage()
             delay = retry_delay(retries, policy, retry_after, self._rng)
@@ -294,9 +295,21 @@ class Judge:
             if delay > 0:
                 await asyncio.sleep(delay)
 
+    def _timed_out(self, timeout: float) -> None:
+        """Timeouts are half of the last attempts' outcomes: the endpoint may have slowed down
+        for real, so double the bound. A few hung requests among many replies change nothing."""
+        outcomes = self._outcomes
+        outcomes.append(True)
+        timeouts = sum(outcomes)
+        if timeouts >= 2 and 2 * timeouts >= len(outcomes):
+            outcomes.clear()
+            self.attempt_timeout_s = min(self.config.timeout_s, max(self.attempt_timeout_s,
+                                                                    2 * timeout))
+
     def _seen_latency(self, seconds: float) -> None:
         """Refit the attempt timeout every TIMEOUT_SAMPLES replies (see the module doc)."""
         self._latencies.append(seconds)
+        self._outcomes.append(False)
         self._since_fit += 1
         if self._since_fit >= TIMEOUT_SAMPLES:
             self._since_fit = 0
