@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from enum import StrEnum
@@ -85,6 +86,7 @@ class CriterionExample(BaseModel):
     reason: str | None = None
 
 
+@functools.lru_cache(maxsize=4096)  # a rubric's texts are derived again on each load
 def derive_criterion_id(text: str) -> str:
     """A stable id from the criterion text (whitespace and case do not matter).
 
