@@ -18,8 +18,9 @@ _RUBRIC_HELP = ("Rubric file (shared by every item) or items file with per-item 
 def agreement(
     source: Path = typer.Argument(..., help=_SOURCE_HELP),
     labels: Path | None = typer.Option(
-        None, "--labels", "-l", help="Human labels: verdict JSONL, `judge` naming the rater. "
-                                     "Default for a run: the labels stored by assay review."),
+        None, "--labels", "-l", help="Human labels: verdict JSONL (`judge` naming the rater) or "
+        "an Autorubric dataset. Default for a run: the labels stored with it (by assay review, "
+        "or a graded dataset's ground truth)."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
     formula: str = typer.Option("autorubric", "--formula", "-f",
                                 help="Score formula for score-level agreement."),
@@ -32,13 +33,15 @@ def agreement(
     from assay.errors import AssayError
 
     try:
+        from assay.metrics.label_sources import labels_for
         from assay.metrics.render import agreement_tables
-        from assay.metrics.sources import read_source, read_verdicts, run_labels
+        from assay.metrics.sources import read_source
         from assay.metrics.summary import agreement_summary
 
         abstention = abstention_option(abstain)
         verdicts, rubrics = read_source(source, rubric)
-        human = read_verdicts(labels) if labels is not None else run_labels(source)
+        human, label_rubrics = labels_for(source, labels)
+        rubrics = rubrics if rubrics is not None else label_rubrics
         summary = agreement_summary(verdicts, human, rubrics, formula=formula,
                                     abstention=abstention)
     except (AssayError, OSError, ValueError) as exc:

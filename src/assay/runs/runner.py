@@ -27,6 +27,7 @@ from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
 from assay.grading.grader import Grader, GradingConfig
 from assay.rubric import Rubric
 from assay.runs.engine import STORE_WRITE_ERRORS, Engine, EngineOutcome, JudgeSlot
+from assay.runs.labels import store_labels
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.progress import QuietProgress, RichProgress
@@ -303,6 +304,7 @@ async def _grade(store: RunStore, source: ItemSource, options: RunOptions, confi
                  pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
                  progress: Any, cache: Any) -> RunReport:
     run_dir = Path(store.path).parent
+    store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
     grader = Grader(grading, example_pools=pools)

@@ -37,7 +37,8 @@ def iter_items(
     issues: list[Issue] | None = None,
     format: Kind | None = None,
 ) -> Iterator[Item]:
-    """Stream the items of a file: item JSONL, HealthBench JSONL, or a JSON/YAML document.
+    """Stream the items of a file: item JSONL, HealthBench JSONL, a JSON/YAML document, or an
+    Autorubric dataset (:mod:`assay.rubric.io.autorubric_dataset`; its labels are not items).
 
     With ``issues`` given, every bad record is appended there (all its problems, with file,
     line and field) and skipped, and reading goes on; without it the first bad record raises
@@ -115,6 +116,9 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
         return
     kind = kind or classify_document(document)
     line_of = line_finder(path)
+    if kind == "autorubric-dataset":
+        yield from _dataset_records(document, path, line_of)
+        return
     if kind == "items" and isinstance(document, dict) and "items" in document:
         entries, prefix = document["items"], ("items",)
     elif isinstance(document, list):
@@ -131,6 +135,21 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
     for index, entry in enumerate(entries):
         where_prefix = () if prefix is None else (*prefix, index)
         yield None, (kind, where_prefix, line_of), entry
+
+
+def _dataset_records(document: Any, path: str | Path, line_of) -> Iterator[tuple[int | None, Any, Any]]:
+    """An Autorubric dataset's items (already converted) and its problems, in file order."""
+    from assay.rubric.io.autorubric_dataset import parse_dataset
+
+    data = parse_dataset(document, source=str(path), line_of=line_of,
+                         default_name=Path(path).stem)
+    for issue in data.issues:
+        yield issue.line, None, issue
+    for entry in data.entries:
+        for issue in entry.issues:
+            yield issue.line, None, issue
+        if entry.item is not None and not entry.issues:
+            yield None, ("items", ("items", entry.index), line_of), entry.item
 
 
 def _to_item(record: Any, source: str, line: int | None, where: Any) -> Item:

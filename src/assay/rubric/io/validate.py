@@ -14,13 +14,13 @@ from pathlib import Path
 
 from assay.errors import InputError, Issue
 from assay.rubric.io.documents import read_rubric, read_taxonomy
-from assay.rubric.io.formats import FileFormat, detect_format
+from assay.rubric.io.formats import ITEM_KINDS, FileFormat, detect_format
 from assay.rubric.io.items import iter_items
 
 
 def validate_file(path: str | Path) -> list[Issue]:
-    """Every problem in ``path`` (items, HealthBench, rubric, Autorubric list, taxonomy or
-    verdict JSONL).
+    """Every problem in ``path`` (items, HealthBench, rubric, Autorubric list or dataset,
+    taxonomy or verdict JSONL).
 
     Item files are streamed: a bad line is reported and the next one read, so one run lists
     all problems of even a very large file.
@@ -40,7 +40,7 @@ def check_file(path: str | Path) -> tuple[FileFormat | None, list[Issue], int]:
     issues: list[Issue] = []
     if file_format.kind == "verdicts":
         return file_format, issues, _check_verdicts(path, issues)
-    if file_format.kind in ("items", "healthbench"):
+    if file_format.kind in ITEM_KINDS:
         count = sum(1 for _ in iter_items(path, issues=issues, format=file_format.kind))
         return file_format, issues, count
     try:
