@@ -19,7 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 Wire = Literal["openai", "anthropic"]
 AuthStyle = Literal["bearer", "api-key", "x-api-key", "none"]
-StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt"]
+StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt",
+                         # a local server's own option (see assay.judges.local_servers)
+                         "native", "structured_outputs", "guided_json", "json_object_schema"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0"})
 

@@ -62,6 +62,9 @@ class RunOptions:
     cache_path: str | None = None
     quiet: bool = True
     judge_config_file: str | None = None
+    executor: str = "local"  # local | ray (see assay.distributed)
+    ray_address: str | None = None  # a Ray cluster to join (default: a local instance)
+    workers: int | None = None  # Ray judge workers (default: 2)
 
 
 @dataclass
@@ -202,7 +205,8 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
         few_shot_labels=sources.get("few_shot_labels"), aggregation=sources["aggregation"],
         abstention=sources["abstention"], formula=sources["formula"])
     if operational is not None:
-        for name in ("budget_usd", "concurrency", "cache_path", "quiet", "judge_config_file"):
+        for name in ("budget_usd", "concurrency", "cache_path", "quiet", "judge_config_file",
+                     "executor", "ray_address", "workers"):
             setattr(options, name, getattr(operational, name))
     return source, options
 
@@ -307,6 +311,11 @@ async def _grade(store: RunStore, source: ItemSource, options: RunOptions, confi
     store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
+    pool = None
+    if options.executor == "ray":  # the calls go to Ray workers; the store stays here
+        from assay.distributed import ray_slots
+
+        slots, pool = ray_slots(slots, judge_configs, options)
     grader = Grader(grading, example_pools=pools)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
         progress = QuietProgress() if options.quiet else RichProgress(source.total(), console=console)
@@ -326,6 +335,8 @@ async def _grade(store: RunStore, source: ItemSource, options: RunOptions, confi
             if status == "complete" and (missing[0] or outcome.issues):
                 status = "incomplete"  # some verdicts are missing: never report it complete
     finally:
+        if pool is not None:
+            await pool.aclose()
         for judge in judges:
             await judge.aclose()
         if cache is not None:
