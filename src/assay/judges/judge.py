@@ -289,7 +289,7 @@ def _start_mode(structured: str, modes: tuple[str, ...]) -> int:
         return 0
     aliases = {"json_schema": ("json_schema", "tool"), "json_mode": ("json_mode", "prompt"),
                "prompt": ("prompt",)}
-    for alias in aliases[structured]:
+    for alias in aliases.get(structured, ()):  # a local server's option: not this wire's
         if alias in modes:
             return modes.index(alias)
     return 0

@@ -94,10 +94,6 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
     if preset.wire == "anthropic":
         fields["max_tokens"] = 1024  # required by the Messages API
     fields.update(overrides)
-    if fields.get("structured") == "native":  # the local server's own option
-        from assay.judges.local_servers import resolve_native
-
-        fields["structured"] = resolve_native(fields["provider"], "native")
     try:
         return JudgeConfig(**fields)
     except ValidationError as exc:
