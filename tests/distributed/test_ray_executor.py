@@ -51,10 +51,10 @@ async def test_the_response_cache_is_shared_by_the_workers(ray_cluster, tmp_path
 
 def test_a_worker_killed_mid_run_has_its_shard_sent_again_and_the_run_completes(
         ray_cluster, tmp_path, rubric_file, caplog):
-    items = write_items(tmp_path / "items.jsonl", 30)  # 120 calls of 40 ms
+    items = write_items(tmp_path / "items.jsonl", 40)  # 160 calls of 60 ms, 8 at a time
     before = worker_pids()
     killed: list[int] = []
-    with FakeJudgeServer.run_in_thread(policy=POLICY, latency=0.04) as server:
+    with FakeJudgeServer.run_in_thread(policy=POLICY, latency=0.06) as server:
 
         def kill_one_worker() -> None:
             deadline = time.time() + 60
@@ -67,11 +67,11 @@ def test_a_worker_killed_mid_run_has_its_shard_sent_again_and_the_run_completes(
         killer = threading.Thread(target=kill_one_worker)
         killer.start()
         result = assay.grade(items, rubric=rubric_file, judges=[spec(server)],
-                             run_dir=tmp_path / "run", executor="ray", workers=2, concurrency=16)
+                             run_dir=tmp_path / "run", executor="ray", workers=2, concurrency=8)
         killer.join()
     assert killed and killed[0] not in worker_pids()
     assert result.status == "complete" and result.overall == pytest.approx(POLICY_SCORE)
-    assert rows(result.run_dir, "SELECT COUNT(*), SUM(status = 'ok') FROM calls") == [(120, 120)]
+    assert rows(result.run_dir, "SELECT COUNT(*), SUM(status = 'ok') FROM calls") == [(160, 160)]
     lost = [r.getMessage() for r in caplog.records if "lost a shard" in r.getMessage()]
     assert lost and "sending it again" in lost[0]
 

@@ -21,17 +21,22 @@ from assay.distributed.ray_env import ensure_ray
 
 DEFAULT_WORKERS = 2
 
-__all__ = ["DEFAULT_WORKERS", "RemoteJudge", "WorkerPool", "ensure_ray", "ray_slots"]
+__all__ = ["DEFAULT_WORKERS", "RemoteJudge", "WorkerPool", "ensure_ray", "remote_slots",
+           "start_pool"]
 
 
-def ray_slots(slots: list[Any], judge_configs: list[Any], options: Any) -> tuple[list[Any], WorkerPool]:
-    """The run's judge slots with each judge replaced by a :class:`RemoteJudge` of one pool
-    (same ids, weights and budget), and the pool to close when the run ends."""
+def start_pool(judge_configs: list[Any], options: Any) -> WorkerPool:
+    """The run's Ray workers (``options.workers``, on ``options.ray_address`` or a local
+    instance), started and ready, sharing ``options.cache_path``."""
+    return WorkerPool.start(judge_configs, workers=options.workers or DEFAULT_WORKERS,
+                            address=options.ray_address, cache_path=options.cache_path)
+
+
+def remote_slots(slots: list[Any], judge_configs: list[Any], pool: WorkerPool) -> list[Any]:
+    """The run's judge slots with each judge replaced by a :class:`RemoteJudge` of ``pool``
+    (same ids, weights and budget)."""
     from assay.runs.engine import JudgeSlot
 
-    pool = WorkerPool.start(judge_configs, workers=options.workers or DEFAULT_WORKERS,
-                            address=options.ray_address, cache_path=options.cache_path)
-    remote = [JudgeSlot(slot.id, pool.judge(config, getattr(slot.judge, "budget", None)),
-                        slot.weight)
-              for slot, config in zip(slots, judge_configs)]
-    return remote, pool
+    return [JudgeSlot(slot.id, pool.judge(config, getattr(slot.judge, "budget", None)),
+                      slot.weight)
+            for slot, config in zip(slots, judge_configs)]

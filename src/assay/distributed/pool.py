@@ -3,8 +3,9 @@
 The driver keeps everything that decides a run: the engine plans every call (same seed, same
 shuffles, same prompts as the local executor), checks the store for finished calls, and is the
 only writer of the run store. What leaves the driver is the judge call itself: calls are
-gathered into shards (the calls queued in one turn of the event loop, at most ``shard_size``,
-which are the calls of consecutive items) and each shard goes to the least busy worker. Its
+gathered into shards (the calls queued in one turn of the event loop, which are the calls of
+consecutive items, spread over the workers, at most ``shard_size`` each) and each shard goes
+to the least busy worker. Its
 replies come back as the shard finishes and are recorded at once.
 
 A worker that dies (its process killed, its node lost) takes its shard with it: Ray restarts
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,13 +31,15 @@ from pydantic import SecretStr
 
 from assay.distributed.ray_env import ensure_ray
 from assay.distributed.worker import JudgeWorker, reply_from_wire, request_to_wire
-from assay.judges.secrets import get_logger
+from assay.errors import ConfigError
+from assay.judges.secrets import get_logger, redact
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest
 
 log = get_logger("assay.distributed")
 SHARD_SIZE = 32  # calls per message to a worker: enough to amortise Ray's per-task cost
 SHARD_ATTEMPTS = 4  # sends of one shard before its calls are recorded as failed
 ACTOR_RESTARTS = 3
+READY_TIMEOUT_S = 180.0
 
 
 @dataclass
@@ -65,6 +69,7 @@ class WorkerPool:
         self._sends: set[asyncio.Task] = set()
         self.shards_sent = 0
         self.shards_retried = 0
+        self.started_s = 0.0  # how long the workers took to start
 
     @classmethod
     def start(cls, configs: list[Any], *, workers: int = 2, address: str | None = None,
@@ -76,7 +81,23 @@ class WorkerPool:
                            max_concurrency=1000)(JudgeWorker)
         with_keys = [_with_resolved_key(c) for c in configs]
         handles = [actor.remote(with_keys, cache_path) for _ in range(workers)]
-        return cls(ray, [_Worker(h, i) for i, h in enumerate(handles)], shard_size)
+        pool = cls(ray, [_Worker(h, i) for i, h in enumerate(handles)], shard_size)
+        pool.started_s = pool._wait_ready()
+        return pool
+
+    def _wait_ready(self, timeout_s: float = READY_TIMEOUT_S) -> float:
+        """Block until every worker has built its judges; fail with a clear error if one
+        cannot (assay or a dependency missing on a node, no room in the cluster)."""
+        started = time.perf_counter()
+        try:
+            self._ray.get([w.handle.pid.remote() for w in self.workers], timeout=timeout_s)
+        except self._ray.exceptions.GetTimeoutError:
+            raise ConfigError(f"{len(self.workers)} Ray judge workers did not start within "
+                              f"{timeout_s:g} s (does the cluster have room for them?)") from None
+        except self._ray.exceptions.RayError as exc:
+            raise ConfigError("a Ray judge worker failed to start (is assay installed on every "
+                              f"node, at the driver's version?): {redact(str(exc))[:2000]}") from None
+        return time.perf_counter() - started
 
     def judge(self, config: Any, budget: Any = None) -> RemoteJudge:
         return RemoteJudge(config, self, budget)
@@ -95,10 +116,16 @@ class WorkerPool:
         return await future
 
     def _flush(self) -> None:
+        """Send what this turn of the loop queued, spread over the workers (a small window of
+        calls in flight still keeps every worker busy)."""
         self._flush_scheduled = False
         queued, self._queues = self._queues, {}
         for shard in queued.values():
-            self._send(shard)
+            n = len(shard.requests)
+            size = min(self.shard_size, -(-n // min(n, len(self.workers))))
+            for start in range(0, n, size):
+                self._send(_Shard(shard.judge_id, shard.requests[start:start + size],
+                                  shard.futures[start:start + size]))
 
     def _send(self, shard: _Shard) -> None:
         task = asyncio.ensure_future(self._run_shard(shard))

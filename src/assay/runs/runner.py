@@ -277,9 +277,13 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         cache = ResponseCache(options.cache_path)
     weights = [j["weight"] for j in config["judges"]]
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
-    lock = None
+    lock = pool = None
     try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
         await check_judges(judges)
+        if options.executor == "ray":  # Ray workers that cannot start fail here too
+            from assay.distributed import start_pool
+
+            pool = start_pool(judge_configs, options)
         run_dir = Path(resume).parent if resume is not None and Path(resume).is_file() else (
             Path(resume) if resume is not None else _new_run_dir(options))
         lock = RunLock(run_dir).acquire()
@@ -289,6 +293,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
             store = RunStore.create(run_dir / "run.sqlite", config)
             store.set_meta("sources", sources_of(source, options, judge_configs))
     except BaseException:
+        if pool is not None:
+            await pool.aclose()
         for judge in judges:
             await judge.aclose()
         if cache is not None:
@@ -298,7 +304,7 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         raise
     try:
         return await _grade(store, source, options, config, judge_configs, judges, weights,
-                            pools, grading, console, progress, cache)
+                            pools, grading, console, progress, cache, pool)
     finally:
         lock.release()
 
@@ -306,16 +312,15 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
 async def _grade(store: RunStore, source: ItemSource, options: RunOptions, config: dict[str, Any],
                  judge_configs: list[Any], judges: list[Any], weights: list[float],
                  pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
-                 progress: Any, cache: Any) -> RunReport:
+                 progress: Any, cache: Any, pool: Any = None) -> RunReport:
     run_dir = Path(store.path).parent
     store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
-    pool = None
-    if options.executor == "ray":  # the calls go to Ray workers; the store stays here
-        from assay.distributed import ray_slots
+    if pool is not None:  # the calls go to Ray workers; the store stays here
+        from assay.distributed import remote_slots
 
-        slots, pool = ray_slots(slots, judge_configs, options)
+        slots = remote_slots(slots, judge_configs, pool)
     grader = Grader(grading, example_pools=pools)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
         progress = QuietProgress() if options.quiet else RichProgress(source.total(), console=console)
