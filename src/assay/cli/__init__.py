@@ -14,6 +14,9 @@ from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, co
 from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, refine, rubric stats
 from assay.cli import report as _report  # noqa: F401  report
 from assay.cli import review as _review  # noqa: F401  review
+from assay.cli import route as _route  # noqa: F401  route run, route eval
+from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
+from assay.cli import rag as _rag  # noqa: F401  rag grade|train|score|report
 
 
 def main() -> None:

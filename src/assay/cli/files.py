@@ -24,16 +24,24 @@ def validate(
     max_issues: int = typer.Option(
         0, "--max-issues", help="Print at most this many issues per file (0 = all).", min=0),
 ) -> None:
-    """Check files and list every problem with file, line and field; exit 1 if any."""
+    """Check files and list every problem with file, line and field; exit 1 if any.
+
+    Warnings (a criterion a rubric states twice: both copies are graded and counted) are
+    listed but do not fail the check.
+    """
     from assay.cli.output import console as safe_console
     from assay.rubric.io import check_file
     from assay.rubric.io.formats import ITEM_KINDS
 
     console = safe_console(markup=True, highlight=False, soft_wrap=True)
-    total_issues = bad_files = 0
+    total_issues = bad_files = total_warnings = 0
     for path in files:
-        file_format, issues, count = check_file(path)
+        warnings: list = []
+        file_format, issues, count = check_file(path, warnings=warnings)
         what = _describe(file_format, count) if file_format else ""
+        total_warnings += len(warnings)
+        for warning in warnings if not max_issues else warnings[:max_issues]:
+            console.print(f"[yellow]warning[/] {_escape(str(warning))}")
         if not issues:
             console.print(f"[green]ok[/]  {_escape(str(path))}: {what}")
             continue
@@ -49,6 +57,8 @@ def validate(
     summary = (f"{len(files)} file{'s' if len(files) != 1 else ''} checked: "
                f"{len(files) - bad_files} valid, {bad_files} with problems, "
                f"{total_issues} issue{'s' if total_issues != 1 else ''}")
+    if total_warnings:
+        summary += f", {total_warnings} warning{'s' if total_warnings != 1 else ''}"
     console.print(f"[{'red' if bad_files else 'green'}]{summary}[/]")
     if bad_files:
         raise typer.Exit(1)

@@ -93,6 +93,11 @@ def _source(args: dict[str, Any]):
 def _grade(args: dict[str, Any]):
     from assay.runs.runner import RunOptions, arun, restore
 
+    if args.get("taxonomy") is not None:  # route first, then grade each item's active leaves
+        from assay.cli.grade_taxonomy import grade_with_taxonomy
+
+        return grade_with_taxonomy(args, _options, _source)
+
     if args["items"] is None:
         if args["resume"] is None:
             raise InputError(Issue(None, None, "ITEMS", "give the items to grade (or --resume RUN)"))
@@ -203,7 +208,8 @@ def _write_outputs(report, args: dict[str, Any], console) -> None:
                    "bootstrap_std": report.scores.bootstrap_std,
                    "by_axis": {k: vars(v) for k, v in report.scores.by_axis.items()},
                    "by_theme": {k: vars(v) for k, v in report.scores.by_theme.items()},
-                   "totals": vars(report.totals), **report.scores.table.to_dict()}
+                   "totals": vars(report.totals), **report.scores.table.to_dict(),
+                   **getattr(report, "extra_json", {})}
         if report.scores.healthbench is not None:
             payload["healthbench_metrics"] = report.scores.healthbench.metrics
         Path(args["json_out"]).write_text(json.dumps(payload, indent=2), encoding="utf-8")

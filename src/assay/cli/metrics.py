@@ -26,9 +26,16 @@ def agreement(
                                 help="Score formula for score-level agreement."),
     abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
     max_rows: int = typer.Option(40, "--max-rows", help="Criteria shown per judge."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs.", min=0),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=0,
+                                  help="Bootstrap resamples (over items) for the CIs; 0 = none."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
 ) -> None:
-    """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge."""
+    """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge.
+
+    κ, F1, accuracy and the score-level figures come with 95% percentile bootstrap CIs,
+    resampling items (seeded); where a CI cannot be given, the JSON says why.
+    """
     from assay.cli.output import abstention_option, fail, stdout
     from assay.errors import AssayError
 
@@ -43,12 +50,15 @@ def agreement(
         human, label_rubrics = labels_for(source, labels)
         rubrics = rubrics if rubrics is not None else label_rubrics
         summary = agreement_summary(verdicts, human, rubrics, formula=formula,
-                                    abstention=abstention)
+                                    abstention=abstention, seed=seed, n_resamples=bootstrap)
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     console = stdout()
     for table in agreement_tables(summary, max_rows):
         console.print(table)
+    console.print(f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed});"
+                  " a figure without one: see --json for why" if bootstrap else
+                  "no CIs (--bootstrap 0)", highlight=False, markup=False)
     if json_out is not None:
         json_out.write_text(summary.model_dump_json(indent=2))
 

@@ -180,7 +180,8 @@ class Engine:
         try:
             slot = self.judges[call.judge]
             request = JudgeRequest(messages=call.messages, schema=call.schema,
-                                   schema_name="verdicts" if call.per_item else "verdict",
+                                   schema_name=call.schema_name
+                                   or ("verdicts" if call.per_item else "verdict"),
                                    template_version=call.template_version)
             try:
                 reply = await slot.judge.ask(request)

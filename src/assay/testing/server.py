@@ -28,6 +28,7 @@ from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
 from assay.testing.faults import Faults, Latency, as_latency
+from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
@@ -53,6 +54,9 @@ class FakeJudgeServer:
             "completion_tokens": 20, "cached_tokens": 0, "reasoning_tokens": 0}``; by default
             about one token per 4 characters.
         log_path: also append each request to this JSONL file (for other processes).
+        rubrics: rubrics (or rubric/item files) whose multi-choice criteria it may be asked
+            about, so that MET and UNMET answer the highest- and lowest-valued option (see
+            :mod:`assay.testing.options`).
         keep_log: keep :attr:`requests` in memory (turn off for long benchmarks).
         require_key: answer 401 unless this key is sent (``Authorization: Bearer``,
             ``x-api-key`` or ``api-key``); the 401 body echoes the key sent, as real APIs do,
@@ -86,9 +90,11 @@ class FakeJudgeServer:
         require_key: str | None = None,
         echo_headers: tuple[str, ...] = (),
         stages: StageScript | Mapping[str, Any] | str | Path | None = None,
+        rubrics: Any = None,
     ):
         self.policy: Policy = as_policy(policy)
         self.stages: StageScript = as_stage_script(stages)
+        self.option_scales = option_scales(rubrics)
         self.latency = as_latency(latency)
         self.faults = faults or Faults()
         self.host, self.port, self.seed = host, port, seed
@@ -346,7 +352,7 @@ class FakeJudgeServer:
             views, answers = parse_prompt(""), []
         else:
             views = parse_prompt(text_in)
-            answers = [self.policy(v) for v in views]
+            answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
         fault = self.faults.next(self._rng)
         delay = self.latency.sample(self._rng)
         self._record(request, body, views, answers, fault,
