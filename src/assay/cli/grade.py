@@ -55,7 +55,7 @@ def grade(
                                               help="Calls outstanding at once."),
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     executor: str = typer.Option("local", "--executor", help="local | ray: make the judge calls "
-                                 "on Ray workers (pip install 'assay[distributed]')."),
+                                 "on Ray workers (needs the distributed extra)."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster "
                                            "(HOST:PORT, or auto); default: a local instance."),
     workers: int | None = typer.Option(None, "--workers", min=1,
