@@ -154,6 +154,10 @@ class WorkerPool:
                             worker.index, len(shard.requests), type(exc).__name__)
                 await asyncio.sleep(0.2 * attempt)
                 continue
+            except Exception as exc:  # a bug must fail its calls, not hang the run
+                log.exception("judge workers could not take a shard of %d calls", len(shard.requests))
+                error = exc
+                break
             finally:
                 worker.in_flight -= len(shard.requests)
             for future, wire in zip(shard.futures, wires):
@@ -161,7 +165,7 @@ class WorkerPool:
                     future.set_result(reply_from_wire(wire))
             return
         failure = Failure(FailureKind.TRANSPORT,
-                          f"judge workers failed {SHARD_ATTEMPTS} times ({type(error).__name__})")
+                          f"the judge workers could not make these calls ({type(error).__name__})")
         for future in shard.futures:
             if not future.done():
                 future.set_result(JudgeReply(shard.judge_id, None, "", failure=failure))
