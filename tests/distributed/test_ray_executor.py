@@ -128,3 +128,13 @@ def test_ray_only_settings_need_the_ray_executor(tmp_path, items_file, rubric_fi
     assert "--workers and --ray-address need --executor ray" in str(refused.value)
     with pytest.raises(InputError, match="expected local or ray"):
         assay.grade(items_file, rubric=rubric_file, judges=["vllm:m"], executor="dask")
+
+
+def test_ray_runs_without_usage_stats_or_dashboard(ray_cluster):
+    ray, _ = ray_cluster
+    try:
+        from ray._common.usage import usage_lib
+    except ImportError:  # Ray < 2.50 kept it here
+        from ray._private.usage import usage_lib
+    assert os.environ["RAY_USAGE_STATS_ENABLED"] == "0" and not usage_lib.usage_stats_enabled()
+    assert not ray._private.worker.global_worker.node.address_info.get("webui_url")
