@@ -49,6 +49,21 @@ async def test_the_response_cache_is_shared_by_the_workers(ray_cluster, tmp_path
     assert again.totals.cache_hits == 24 and again.status == "complete"
 
 
+async def test_the_budget_is_counted_once_on_the_driver_for_all_workers(ray_cluster, tmp_path,
+                                                                        items_file, rubric_file):
+    from assay.judges import ModelPrice, parse_spec
+
+    async with FakeJudgeServer(policy=POLICY, usage={"prompt_tokens": 1000,
+                                                     "completion_tokens": 0}) as server:
+        judge = parse_spec(spec(server), price=ModelPrice(input=1000.0, output=0.0))  # $1 a call
+        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget=5,
+                                   concurrency=2, run_dir=tmp_path / "run", executor="ray",
+                                   workers=2)
+        assert first.status == "budget" and 5 <= first.totals.calls <= 6  # 2 in flight at most
+        again = await assay.agrade(resume=first.run_dir, budget=100, executor="ray", workers=2)
+    assert again.status == "complete" and again.totals.calls == 24
+
+
 def test_a_worker_killed_mid_run_has_its_shard_sent_again_and_the_run_completes(
         ray_cluster, tmp_path, rubric_file, caplog):
     items = write_items(tmp_path / "items.jsonl", 40)  # 160 calls of 60 ms, 8 at a time
