@@ -8,8 +8,9 @@ the run lock and rescoring behave exactly as before. Only the judge calls move: 
 connection pools and limits, and their replies stream back shard by shard. See the README
 section "Distributed grading (Ray)" for the cluster recipe.
 
-Ray is an optional extra (``pip install 'assay[distributed]'``); usage statistics and the
-dashboard are always off.
+``assay serve --replicas N`` runs N copies of the reward server on Ray Serve
+(:mod:`assay.distributed.serve`). Ray is an optional extra (``pip install
+'assay[distributed]'``); usage statistics and the dashboard are always off.
 """
 
 from __future__ import annotations
