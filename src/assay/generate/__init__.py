@@ -34,3 +34,13 @@ __all__ = [
     "safety_override",
     "write_rubrics",
 ]
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """``assay.generate(...)`` works although ``assay.generate`` is also this package."""
+
+    def __call__(self, *args, **kwargs):
+        return generate(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

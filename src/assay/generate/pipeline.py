@@ -105,11 +105,11 @@ class Generator:
             return await self.one_step(query)
         return await self.pipeline(query)
 
-    async def _ask(self, stage: str, query: Query, caller: StageCaller | None = None,
+    async def _ask(self, stage: str, item: Query, caller: StageCaller | None = None,
                    **values: Any) -> dict[str, Any]:
         template = self.templates[stage]
         return await (caller or self.caller).ask(
-            stage, template.render(**values), SCHEMAS[stage], item_id=query.id,
+            stage, template.render(**values), SCHEMAS[stage], item_id=item.id,
             template_version=template.version)
 
     async def one_step(self, query: Query) -> dict[str, Any]:

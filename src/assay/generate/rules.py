@@ -188,7 +188,7 @@ def ensure_negative(items: list[RubricItem], board: Board) -> tuple[list[RubricI
         return items, False
     negatives, flags = board.of_kind("negative"), board.of_kind("red_flag")
     if negatives:
-        text, points, label = f"Recommends something the evidence rules out: {negatives[0].text}", \
+        text, points, label = f"Contradicts this constraint from the evidence: {negatives[0].text}", \
             -8, negatives[0].label
     elif flags:
         text, points, label = f"Omits or contradicts this safety warning: {flags[0].text}", -8, \
