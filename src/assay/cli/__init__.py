@@ -11,6 +11,7 @@ from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
 from assay.cli import grade as _grade  # noqa: F401  grade
 from assay.cli import metrics as _metrics  # noqa: F401  agreement, compare
 from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, coverage
+from assay.cli import generate as _generate  # noqa: F401  kb build|search, generate
 
 
 def main() -> None:
