@@ -2,8 +2,8 @@
 
 Each file becomes one :class:`Document` whose ``text`` is what chunk offsets point into:
 Markdown and text are read as they are (UTF-8), HTML is reduced to its visible text with the
-standard library's :class:`html.parser.HTMLParser` (scripts, styles and heads dropped, block
-elements on their own lines), and PDF pages are extracted with ``pypdf`` and joined by blank
+standard library's :class:`html.parser.HTMLParser` (scripts, styles and heads dropped, each
+block element a paragraph of its own), and PDF pages are extracted with ``pypdf`` and joined by blank
 lines. A document's id is its path relative to the folder it was found under, so the same
 tree gives the same ids on every machine.
 
@@ -14,7 +14,7 @@ Example:
     ...     "<html><head><title>Bee stings</title><style>p{}</style></head>"
     ...     "<body><p>Scrape the stinger out.</p><p>Call 911 if the throat swells.</p></body></html>")
     >>> [doc] = read_documents([root])
-    >>> doc.id, doc.title, doc.text.splitlines()
+    >>> doc.id, doc.title, doc.text.split("\\n\\n")
     ('stings.html', 'Bee stings', ['Scrape the stinger out.', 'Call 911 if the throat swells.'])
 """
 
@@ -162,4 +162,4 @@ def _read_html(raw: str) -> tuple[str, str]:
     parser.feed(raw)
     parser.close()
     lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
-    return " ".join("".join(parser.title).split()), "\n".join(line for line in lines if line)
+    return " ".join("".join(parser.title).split()), "\n\n".join(line for line in lines if line)
