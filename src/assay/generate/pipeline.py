@@ -238,9 +238,12 @@ class Generator:
         for item in items:
             chunk_ids = [cid for label in item.evidence if label in facts
                          for cid in facts[label].chunks]
-            intent_refs = [f"intent:{label}" for label in item.evidence
-                           if label in facts and facts[label].kind in ("question", "tone")]
-            evidence = list(dict.fromkeys(chunk_ids + intent_refs))
+            # a cited fact no retrieved chunk carries is still cited, as traced to the evidence
+            # block only; intent items are cited as such
+            other_refs = [f"intent:{label}" if facts[label].kind in ("question", "tone")
+                          else f"fact:{label}" for label in item.evidence
+                          if label in facts and not facts[label].chunks]
+            evidence = list(dict.fromkeys(chunk_ids + other_refs))
             criteria.append(Criterion(
                 text=item.criterion, weight=item.points, axis=item.axis,
                 tags=[f"axis:{item.axis}"], metadata={"facts": item.evidence} if item.evidence
