@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from tests.evidence.conftest import write_pdf
 
 from assay.errors import InputError
 from assay.evidence import chunk_document, read_document, read_documents
-from tests.evidence.conftest import write_pdf
 
 
 def test_markdown_is_read_as_is_with_its_heading_as_title(tmp_path):
@@ -20,8 +22,8 @@ def test_html_keeps_visible_text_only_one_paragraph_per_block(sample_docs):
     assert doc.title == "Metformin for type 2 diabetes"
     assert "console.log" not in doc.text and "font-family" not in doc.text
     paragraphs = doc.text.split("\n\n")
-    assert paragraphs[:2] == ["Metformin for type 2 diabetes", "Written for the Assay sample from "
-                              "public guidance (NHS, NICE guideline NG28); not medical advice."]
+    assert paragraphs[:2] == ["Metformin for type 2 diabetes", ("Written for the Assay sample from "
+                              "public guidance (NHS, NICE guideline NG28); not medical advice.")]
 
 
 def test_pdf_pages_are_extracted_with_pypdf(tmp_path):
@@ -68,4 +70,4 @@ def test_chunks_cover_every_paragraph_in_order(sample_docs):
     chunks = chunk_document(doc, max_chars=400)
     joined = " ".join(c.text for c in chunks).split()
     assert joined == doc.text.split()
-    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:]))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(chunks))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from tests.generate.conftest import SAMPLE
 from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.testing import FakeJudgeServer
-from tests.generate.conftest import SAMPLE
 
 runner = CliRunner()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.generate.conftest import fake
 
 import assay
 from assay.errors import ConfigError
@@ -13,7 +14,6 @@ from assay.generate import agenerate, read_queries
 from assay.generate.estimate import estimate_generation
 from assay.jobs import CallStore
 from assay.testing import FakeSearchServer
-from tests.generate.conftest import fake
 
 PIPELINE_STAGES = ["route", "rerank", "synthesize_evidence", "extract_facts", "interaction_intent",
                    "filter_facts", "draft_rubric", "audit_rubric"]
@@ -104,8 +104,8 @@ async def test_a_failed_routing_falls_back_to_the_query_itself(
         serve, sample_kb, sample_stages, tmp_path):
     server = await serve(stages=sample_stages)
     server.stages["route"] = "no json"
-    result = await run(server, ["I was stung by a bee ten minutes ago and my lips are starting "
-                                "to swell. What should I do?"], sample_kb, tmp_path)
+    result = await run(server, [("I was stung by a bee ten minutes ago and my lips are starting "
+                                "to swell. What should I do?")], sample_kb, tmp_path)
     [record] = result.records.values()
     assert record["search_queries"] == [record["query"]]
     assert record["notes"][0].startswith("route failed, searched with the query itself")

@@ -8,28 +8,28 @@ from assay.errors import InputError
 from assay.generate import SCHEMAS, load_templates
 
 PAPER = {  # sentences quoted from the paper's appendix
-    "route": ["You are an expert Medical Research Assistant. Analyze the user’s query and decide "
-              "which authoritative sources are needed.",
-              "2. Generate 3–5 specific search queries combining medical terms with relevant "
-              "authoritative sites.",
+    "route": [("You are an expert Medical Research Assistant. Analyze the user’s query and decide "
+              "which authoritative sources are needed."),
+              ("2. Generate 3–5 specific search queries combining medical terms with relevant "
+              "authoritative sites."),
               'Example format: {"intent": "string", "queries": ["query1", "query2", "query3"]}'],
-    "synthesize_evidence": ["Your goal is to create a structured “Evidence Block” strictly "
-                            "following the provided JSON schema.",
+    "synthesize_evidence": [("Your goal is to create a structured “Evidence Block” strictly "
+                            "following the provided JSON schema."),
                             "Ensure every extracted entry is associated with a valid source URL."],
     "extract_facts": ["Task: Decompose the provided text into a comprehensive list of Atomic Facts.",
                       "- Deconstruct complex sentences into single, standalone premises."],
-    "filter_facts": ["ALWAYS retain all safety_red_flags and negative_constraints, regardless of "
-                     "query specificity."],
+    "filter_facts": [("ALWAYS retain all safety_red_flags and negative_constraints, regardless of "
+                     "query specificity.")],
     "interaction_intent": ["Analyze the user query to identify implicit interaction requirements."],
-    "draft_rubric": ["Aim for comprehensive coverage while keeping the total number of criteria "
-                     "under 15 through effective clustering.",
-                     "- Safety first: every red flag or contraindication must correspond to a "
-                     "high-stakes evaluation criterion."],
+    "draft_rubric": [("Aim for comprehensive coverage while keeping the total number of criteria "
+                     "under 15 through effective clustering."),
+                     ("- Safety first: every red flag or contraindication must correspond to a "
+                     "high-stakes evaluation criterion.")],
     "audit_rubric": ["- Constraint: The final rubric must contain no more than 20 criteria.",
-                     "- Exception: Do NOT merge distinct safety red flags or distinct negative "
-                     "constraints; these must remain separate for visibility.",
-                     "- Negative Check: Ensure that at least one negative (penalty) criterion is "
-                     "present."],
+                     ("- Exception: Do NOT merge distinct safety red flags or distinct negative "
+                     "constraints; these must remain separate for visibility."),
+                     ("- Negative Check: Ensure that at least one negative (penalty) criterion is "
+                     "present.")],
 }
 
 

@@ -33,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -87,11 +88,11 @@ def coerce_points(value: Any) -> int | None:
             value = float(text)
         except ValueError:
             return None
-    if not isinstance(value, int | float) or value != value:
+    if not isinstance(value, int | float) or math.isnan(value):
         return None
     if value in (float("inf"), float("-inf")):
         return 10 if value > 0 else -10
-    return max(-10, min(10, int(round(value))))
+    return max(-10, min(10, round(value)))
 
 
 def coerce_items(reply: Any, stage: str) -> tuple[list[RubricItem], list[str]]:
@@ -197,8 +198,8 @@ def ensure_negative(items: list[RubricItem], board: Board) -> tuple[list[RubricI
         positives = board.of_kind("positive") or board.facts
         if not positives:
             return items, False
-        text, points, label = f"States something that contradicts the evidence: " \
-            f"{positives[0].text}", -5, positives[0].label
+        text = f"States something that contradicts the evidence: {positives[0].text}"
+        points, label = -5, positives[0].label
     return [*items, RubricItem(text, "accuracy", points, [label], "audit_rules")], True
 
 

@@ -50,7 +50,7 @@ class FakeSearchServer:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> FakeSearchServer:
+    async def __aenter__(self) -> FakeSearchServer:  # noqa: PYI034
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:
