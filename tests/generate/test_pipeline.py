@@ -157,6 +157,7 @@ async def test_web_search_evidence_is_searched_once_and_cited(serve, sample_stag
         searches = len(search_server.requests)
         await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl")
     assert searches == 3 and len(search_server.requests) == 3  # resumed: no new search
+    assert (tmp_path / "o.jsonl.job" / "records.jsonl").read_text().count("\n") == 1
     [record] = first.records.values()
     assert [e["source"] for e in record["evidence"]] == ["https://www.nhs.uk/bp/"]
     assert record["cited_chunks"] and record["cited_chunks"][0].startswith("web:")

@@ -1,9 +1,10 @@
 """``assay.generate``: rubrics for a file of queries, as a resumable job.
 
-The job directory (``--job-dir``, by default ``OUT.job`` beside the output) holds the manifest
-and every stage call's trace (:mod:`assay.jobs`): run the same command again after a crash, a
-``kill -9`` or a spent ``--budget`` and it goes on where it stopped, without repeating a
-finished call. A changed setting (model, knowledge base, templates, limits) is refused, naming
+The job directory (``--job-dir``, by default ``OUT.job`` beside the output) holds the manifest,
+every stage call's trace (:mod:`assay.jobs`, ``calls.sqlite``) and ``records.jsonl``, one line
+per query with its search queries, evidence chunks, Reference Board and audit report. Run the
+same command again after a crash, a ``kill -9`` or a spent ``--budget`` and it goes on where it
+stopped, without repeating a finished call. A changed setting (model, knowledge base, templates, limits) is refused, naming
 what changed.
 
 Example (the shipped sample, against the fake judge server)::
@@ -11,8 +12,9 @@ Example (the shipped sample, against the fake judge server)::
     from assay.testing import FakeJudgeServer
     import assay
 
+    assay.evidence.build_kb(["examples/generate/docs"], "kb", max_chars=400)
     with FakeJudgeServer.run_in_thread(stages="examples/generate/stages.yaml") as server:
-        result = assay.generate("examples/generate/queries.txt", kb="examples/generate/kb",
+        result = assay.generate("examples/generate/queries.txt", kb="kb",
                                 model=f"openai-compatible:fake@{server.base_url}",
                                 out="rubrics.jsonl")
     result.rubrics["q-..."].criteria[0].provenance     # stage, evidence chunk ids, model
@@ -167,6 +169,7 @@ async def agenerate(
         result.rubrics[key] = Rubric.model_validate(record["rubric"])
     if out is not None:
         result.written = write_rubrics(items, result.rubrics, out)
+    _write_records(job.path / "records.jsonl", result.records)
     job.finish(status=status, extra={"failed": result.failed, "out": str(out) if out else None})
     result.wall_s = time.perf_counter() - started
     return result
@@ -181,6 +184,17 @@ def generate(queries: Any, **kwargs: Any) -> GenerateResult:
     from assay.judges.sync import run_sync
 
     return run_sync(agenerate(queries, **kwargs))
+
+
+def _write_records(path: Path, records: dict[str, Any]) -> None:
+    """Each query's trace in one readable line: search queries, evidence chunks, Reference
+    Board, audit report, notes (the stage calls themselves are in calls.sqlite)."""
+    import json
+
+    with path.open("w", encoding="utf-8") as handle:
+        for record in records.values():
+            handle.write(json.dumps({k: v for k, v in record.items() if k != "rubric"},
+                                    ensure_ascii=False) + "\n")
 
 
 def _job_dir(job_dir: str | Path | None, out: str | Path | None) -> Path:
