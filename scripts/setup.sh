@@ -7,4 +7,9 @@ python3 -m venv .venv
 # PyTorch's CPU build first (sentence-transformers would otherwise pull a CUDA build of GBs).
 .venv/bin/python -m pip install --quiet 'torch==2.13.0'
 .venv/bin/python -m pip install --quiet -e '.[dev,embeddings]'
+# Headless Chromium for the browser tests of assay report / assay review (Debian's package;
+# Playwright drives it and never downloads a browser of its own).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
 echo "assay installed in .venv ($(.venv/bin/assay --version 2>/dev/null || echo ok))"

@@ -63,7 +63,7 @@ def test_resume_after_kill_9_repeats_no_finished_call_and_ends_identical(tmp_pat
         deadline = time.time() + 30
         while time.time() < deadline:  # wait until some calls are stored, then kill -9
             time.sleep(0.1)
-            if (run / "run.sqlite").exists() and rows(run, "SELECT COUNT(*) FROM calls")[0][0] >= 30:
+            if (run / "run.sqlite").exists() and _stored_calls(run) >= 30:
                 break
         os.kill(grading.pid, signal.SIGKILL)
         grading.wait()
@@ -142,3 +142,13 @@ async def test_budget_stops_cleanly_and_a_larger_budget_finishes(tmp_path, items
         assert 5 <= first.totals.calls < 24
         again = await assay.agrade(resume=first.run_dir, budget=100)
     assert again.status == "complete" and again.totals.calls == 24
+
+
+def _stored_calls(run) -> int:
+    """Calls stored so far; 0 while the grading process has not yet created its tables."""
+    import sqlite3
+
+    try:
+        return rows(run, "SELECT COUNT(*) FROM calls")[0][0]
+    except sqlite3.OperationalError:  # "no such table: calls": the schema is not written yet
+        return 0

@@ -11,6 +11,8 @@ from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
 from assay.cli import grade as _grade  # noqa: F401  grade
 from assay.cli import metrics as _metrics  # noqa: F401  agreement, compare
 from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, coverage
+from assay.cli import report as _report  # noqa: F401  report
+from assay.cli import review as _review  # noqa: F401  review
 from assay.cli import generate as _generate  # noqa: F401  kb build|search, generate
 
 

@@ -17,8 +17,9 @@ _RUBRIC_HELP = ("Rubric file (shared by every item) or items file with per-item 
 @app.command()
 def agreement(
     source: Path = typer.Argument(..., help=_SOURCE_HELP),
-    labels: Path = typer.Option(..., "--labels", "-l",
-                                help="Human labels: verdict JSONL, `judge` naming the rater."),
+    labels: Path | None = typer.Option(
+        None, "--labels", "-l", help="Human labels: verdict JSONL, `judge` naming the rater. "
+                                     "Default for a run: the labels stored by assay review."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
     formula: str = typer.Option("autorubric", "--formula", "-f",
                                 help="Score formula for score-level agreement."),
@@ -32,12 +33,12 @@ def agreement(
 
     try:
         from assay.metrics.render import agreement_tables
-        from assay.metrics.sources import read_source, read_verdicts
+        from assay.metrics.sources import read_source, read_verdicts, run_labels
         from assay.metrics.summary import agreement_summary
 
         abstention = abstention_option(abstain)
         verdicts, rubrics = read_source(source, rubric)
-        human = read_verdicts(labels)
+        human = read_verdicts(labels) if labels is not None else run_labels(source)
         summary = agreement_summary(verdicts, human, rubrics, formula=formula,
                                     abstention=abstention)
     except (AssayError, OSError, ValueError) as exc:

@@ -55,6 +55,23 @@ def run_verdicts(path: Path) -> list[Verdict]:
         store.close()
 
 
+def run_labels(source: str | Path) -> list[Verdict]:
+    """The human labels stored in a run directory by ``assay review`` (``RUN/labels.sqlite``);
+    an :class:`InputError` saying what to do when there are none."""
+    from assay.review.labels import RunLabels
+
+    source = Path(source)
+    if not source.is_dir() or not RunLabels.exists(source):
+        raise InputError(Issue(str(source), None, "--labels",
+                               "no human labels: give --labels FILE, or label the run with "
+                               "assay review"))
+    with RunLabels.open(source) as labels:
+        found = labels.verdicts()
+    if not found:
+        raise InputError(Issue(str(source), None, "--labels", "the run's label store is empty"))
+    return found
+
+
 def run_rubrics(path: Path) -> Rubrics:
     """The rubric of every item of a run directory, as stored when it was graded."""
     from assay.runs.store import RunStore

@@ -23,7 +23,7 @@ from typing import Any
 from assay.grading.aggregate import Aggregated, Aggregation, Vote, aggregate
 from assay.rubric import Criterion, Item, Rubric
 from assay.runs.store import RunStore
-from assay.score_table import ScoreTable, ScoreTableBuilder
+from assay.score_table import ScoreTable, ScoreTableBuilder, mean_with_ci
 from assay.scoring import (
     Abstention,
     HealthBenchReport,
@@ -67,8 +67,22 @@ def _abstention(value: Abstention | str) -> Abstention:
 
 @dataclass(frozen=True)
 class Stat:
+    """A group's mean score over ``n`` items, with a 95% CI where one is defined."""
+
     mean: float
     n: int
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
+def _stat(values: list[float], seed: int) -> Stat:
+    _, low, high = mean_with_ci(values, seed=seed) if len(values) > 1 else (None, None, None)
+    return Stat(sum(values) / len(values), len(values), low, high)
+
+
+def _clipped_stat(mean: float, n: int, std: float) -> Stat:
+    """HealthBench reports a bootstrap std: the CI is ±1.96 std, clipped to [0, 1]."""
+    return Stat(mean, n, max(0.0, mean - 1.96 * std), min(1.0, mean + 1.96 * std))
 
 
 @dataclass
@@ -162,11 +176,13 @@ def score_run(store: RunStore, scoring: Scoring) -> RunScores:
     table = builder.build()
     report = table.healthbench
     if report is not None:
-        by_axis = {k: Stat(v.mean, v.n_samples) for k, v in report.by_axis.items()}
-        by_theme = {k: Stat(v.mean, v.n_samples) for k, v in report.by_theme.items()}
+        by_axis = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
+                   for k, v in report.by_axis.items()}
+        by_theme = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
+                    for k, v in report.by_theme.items()}
     else:
-        by_axis = {k: Stat(sum(v) / len(v), len(v)) for k, v in sorted(axis_values.items())}
-        by_theme = {k: Stat(sum(v) / len(v), len(v)) for k, v in sorted(theme_values.items())}
+        by_axis = {k: _stat(v, scoring.seed) for k, v in sorted(axis_values.items())}
+        by_theme = {k: _stat(v, scoring.seed) for k, v in sorted(theme_values.items())}
     agreement = agreement_sum / agreement_n if agreement_n else None
     return RunScores(scoring, table, by_axis, by_theme, agreement)
 

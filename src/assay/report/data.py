@@ -1,0 +1,202 @@
+"""What a report shows of a run, gathered from its store with no model call.
+
+:func:`load_run` reads one run directory: its manifest (cost, tokens, latency), its scores (the
+scoring core, with CIs overall, per axis and per theme), every finished item with its
+conversation, response, each criterion's final verdict, every judge's vote and explanation and
+any human label; then the agreement of each judge with the human labels (``--labels`` file, or
+the labels reviewers stored in the run with ``assay review``), and the reliability between
+judges when there are several. :func:`compare_runs` pairs two runs on their common items.
+
+Example (see tests/report)::
+
+    run = load_run("runs/quickstart")
+    run.scores.overall, run.scores.ci, len(run.items), run.agreement
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError, InputError, Issue
+from assay.metrics.compare import ComparisonReport
+from assay.metrics.summary import AgreementSummary
+from assay.rubric import Item, Rubric
+from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
+from assay.runs.store import RunStore
+from assay.verdict import Verdict
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One judge's (or one human's) answer on one criterion."""
+
+    source: str
+    label: str
+    explanation: str
+
+
+@dataclass
+class CriterionRow:
+    id: str
+    text: str
+    weight: float
+    axis: str | None
+    final: str | None
+    votes: list[Vote] = field(default_factory=list)
+    human: list[Vote] = field(default_factory=list)
+
+    @property
+    def judges_disagree(self) -> bool:
+        return len({v.label for v in self.votes}) > 1
+
+    @property
+    def human_disagrees(self) -> bool:
+        return bool(self.human) and self.final is not None and any(
+            h.label != self.final for h in self.human)
+
+
+@dataclass
+class ItemRow:
+    index: int
+    id: str
+    conversation: list[tuple[str, str]]
+    response: str
+    score: float | None
+    tags: list[str]
+    criteria: list[CriterionRow]
+
+    @property
+    def disagreements(self) -> int:
+        return sum(c.judges_disagree or c.human_disagrees for c in self.criteria)
+
+
+@dataclass
+class RunReport:
+    name: str
+    path: Path
+    manifest: dict[str, Any]
+    scores: RunScores
+    items: list[ItemRow]
+    judges: list[str]
+    verdicts: list[Verdict]
+    rubrics: dict[str, Rubric]
+    labels: list[Verdict]
+    agreement: AgreementSummary | None
+
+
+def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport:
+    """Everything a report shows of the run at ``path`` (see the module docstring)."""
+    path = Path(path)
+    if not (path / "run.sqlite").is_file():
+        raise InputError(Issue(str(path), None, None, "not a run directory (no run.sqlite)"))
+    try:
+        store = RunStore.open(path)
+    except ConfigError as exc:
+        raise InputError(Issue(str(path), None, None, str(exc))) from None
+    try:
+        scoring = Scoring.from_config(store.config())
+        scores = score_run(store, scoring)
+        human = _human_labels(path, labels)
+        human_by_key = _group(human)
+        item_scores = scores.scores
+        items, verdicts, rubrics = [], [], {}
+        judges: set[str] = set()
+        for number, (item, rubric, finals) in enumerate(iter_final_verdicts(store, scoring)):
+            rubrics[item.id] = rubric
+            rows = []
+            for criterion in rubric.criteria:
+                aggregated = finals[criterion.id]
+                votes = []
+                for vote in aggregated.votes:
+                    verdict = vote.verdict
+                    verdicts.append(verdict)
+                    judges.add(verdict.judge)
+                    votes.append(Vote(verdict.judge, _label(verdict), verdict.explanation))
+                final = aggregated.verdict
+                rows.append(CriterionRow(
+                    criterion.id, criterion.text, criterion.weight, criterion.axis,
+                    _label(final) if final is not None else None, votes,
+                    [Vote(h.judge, _label(h), h.explanation)
+                     for h in human_by_key.get((item.id, criterion.id), [])]))
+            items.append(ItemRow(number, item.id, _conversation(item), item.response or "",
+                                 item_scores.get(item.id), list(item.tags), rows))
+        manifest = _manifest(path)
+    finally:
+        store.close()
+    agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
+    return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
+                     verdicts, rubrics, human, agreement)
+
+
+def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:
+    """Paired tests of run ``a`` against run ``b`` on the items both finished."""
+    from assay.metrics.sources import Rubrics
+    from assay.metrics.summary import comparison
+
+    common = set(a.rubrics) & set(b.rubrics)
+    if not common:
+        raise InputError(Issue(str(b.path), None, None,
+                               f"no item in common with {a.path}: nothing to compare"))
+    rubrics = Rubrics(per_item={i: a.rubrics[i] for i in common})
+    return comparison([v for v in a.verdicts if v.item_id in common],
+                      [v for v in b.verdicts if v.item_id in common], rubrics,
+                      labels=a.labels or None, formula=a.scores.scoring.formula,
+                      abstention=a.scores.scoring.abstention, seed=seed,
+                      n_permutations=999)
+
+
+def _label(verdict: Verdict) -> str:
+    return verdict.option if verdict.option is not None else verdict.verdict.value  # type: ignore[union-attr]
+
+
+def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
+    grouped: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for label in labels:
+        grouped[(label.item_id, label.criterion_id)].append(label)
+    return grouped
+
+
+def _conversation(item: Item) -> list[tuple[str, str]]:
+    return [(str(m.role.value if hasattr(m.role, "value") else m.role), m.content)
+            for m in item.messages]
+
+
+def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
+    if labels is not None:
+        from assay.metrics.sources import read_verdicts
+
+        return read_verdicts(labels)
+    from assay.review.labels import RunLabels
+
+    if not RunLabels.exists(run):
+        return []
+    with RunLabels.open(run) as stored:
+        return stored.verdicts()
+
+
+def _manifest(run: Path) -> dict[str, Any]:
+    path = run / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+
+
+def _agreement(verdicts, human, rubrics, scoring) -> AgreementSummary | None:
+    from assay.metrics.sources import Rubrics
+    from assay.metrics.summary import agreement_summary
+
+    if not human:  # several judges and no labels: reliability between judges only
+        from assay.metrics.inter_judge import inter_judge
+
+        lookup = Rubrics(per_item=rubrics).lookup(verdicts)
+        return AgreementSummary(formula=scoring.formula, reports=[],
+                                inter_judge=inter_judge(verdicts, lookup))
+    return agreement_summary(verdicts, human, Rubrics(per_item=rubrics), formula=scoring.formula,
+                             abstention=scoring.abstention)

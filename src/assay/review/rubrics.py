@@ -1,0 +1,107 @@
+"""Saving a reviewed rubric: each criterion accepted, edited or rejected, as a new version.
+
+The new version keeps the rubric's id, bumps ``version`` past every version already saved in
+the folder, and records its provenance: the parent version and its content hash, the reviewer,
+the time and each criterion's decision. An edited criterion keeps its id (so verdicts stay
+comparable) and notes the edit in its own provenance; a rejected one is dropped.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from assay.rubric import Criterion, Rubric
+    >>> rubric = Rubric(id="r", criteria=[Criterion(id="a", text="Says A."),
+    ...                                   Criterion(id="b", text="Says B.")])
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> path = save_reviewed_rubric(rubric, [RubricDecision("a", "accept"),
+    ...                                      RubricDecision("b", "reject")], folder, reviewer="dr_a")
+    >>> path.name
+    'r.v2.yaml'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.errors import InputError, Issue
+from assay.rubric import Rubric
+from assay.rubric.criterion import Provenance
+
+ACTIONS = ("accept", "edit", "reject")
+
+
+@dataclass(frozen=True)
+class RubricDecision:
+    criterion_id: str
+    action: str
+    text: str = ""
+    weight: float | None = None
+
+
+def save_reviewed_rubric(
+    rubric: Rubric,
+    decisions: Sequence[RubricDecision],
+    folder: str | Path,
+    *,
+    reviewer: str,
+    source: str | None = None,
+) -> Path:
+    """Apply ``decisions`` to ``rubric`` and write the new version in ``folder`` (YAML)."""
+    from assay.rubric.io import write_rubric
+
+    by_id = {d.criterion_id: d for d in decisions}
+    unknown = set(by_id) - {c.id for c in rubric.criteria}
+    if unknown:
+        raise InputError(Issue(None, None, "criterion", f"not in rubric {rubric.id!r}: "
+                                                        f"{', '.join(sorted(unknown))}"))
+    kept = []
+    for criterion in rubric.criteria:
+        decision = by_id.get(criterion.id, RubricDecision(criterion.id, "accept"))
+        if decision.action not in ACTIONS:
+            raise InputError(Issue(None, None, f"criterion {criterion.id}",
+                                   f"unknown action {decision.action!r} (accept, edit, reject)"))
+        if decision.action == "reject":
+            continue
+        if decision.action == "edit":
+            changes = {}
+            if decision.text.strip():
+                changes["text"] = decision.text.strip()
+            if decision.weight is not None:
+                changes["weight"] = decision.weight
+            note = f"edited by {reviewer}"
+            base = criterion.provenance or Provenance(source="user")
+            changes["provenance"] = base.model_copy(update={"note": note, "author": reviewer})
+            criterion = criterion.model_copy(update=changes)
+        kept.append(criterion)
+    if not kept:
+        raise InputError(Issue(None, None, "criteria", "every criterion was rejected: a rubric "
+                                                       "needs at least one"))
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    version = _next_version(folder, rubric)
+    parent = hashlib.sha256(rubric.model_dump_json().encode()).hexdigest()[:16]
+    reviewed = Rubric.model_validate({
+        **rubric.model_dump(), "criteria": [c.model_dump() for c in kept], "version": str(version),
+        "metadata": {**rubric.metadata, "review": {
+            "parent_version": rubric.version, "parent_sha256": parent, "reviewer": reviewer,
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "source": source,
+            "decisions": {c.id: by_id.get(c.id, RubricDecision(c.id, "accept")).action
+                          for c in rubric.criteria}}},
+    })
+    path = folder / f"{_safe(rubric.id)}.v{version}.yaml"
+    write_rubric(reviewed, path)
+    return path
+
+
+def _next_version(folder: Path, rubric: Rubric) -> int:
+    pattern = re.compile(rf"^{re.escape(_safe(rubric.id))}\.v(\d+)\.yaml$")
+    saved = [int(m.group(1)) for p in folder.iterdir() if (m := pattern.match(p.name))]
+    current = int(rubric.version) if rubric.version.isdigit() else 1
+    return max([current, *saved]) + 1
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "rubric"

@@ -1,0 +1,71 @@
+"""In a real browser: the report renders its figures and never runs model text; a reviewer
+labels verdicts in the app and the labels reach assay agreement."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from tests.report.conftest import AGREE, DISAGREE, grade_run
+from typer.testing import CliRunner
+
+from assay.cli import app as cli
+from assay.report import write_report
+from assay.review.app import make_app
+
+SCREENSHOTS = os.environ.get("ASSAY_SCREENSHOTS")  # set to a folder to refresh the README's
+
+
+@pytest.fixture
+async def run_dir(tmp_path):
+    return await grade_run(tmp_path, "run", [AGREE, DISAGREE])
+
+
+async def test_the_report_renders_its_figures_and_escapes_model_text(browser, run_dir, tmp_path):
+    report = write_report([run_dir], tmp_path / "report.html")
+    page = await browser.new_page(viewport={"width": 1280, "height": 900})
+    await page.goto(report.as_uri())
+    if SCREENSHOTS:
+        await page.screenshot(path=str(Path(SCREENSHOTS) / "report.png"))
+    box = await page.locator("#histogram-1 svg").bounding_box()
+    assert box is not None and box["width"] > 100 and box["height"] > 50
+    assert await page.evaluate("window.__pwned") is None  # the <script> in a response never ran
+    await page.locator("#item-0-0 summary").click()
+    assert "<script>window.__pwned = 1</script>" in await page.locator("#item-0-0").inner_text()
+    first = await page.locator("table.items tbody tr").first.get_attribute("id")
+    await page.locator("table.items th", has_text="score").click()  # sorting works
+    await page.locator("table.items th", has_text="item").click()
+    assert await page.locator("table.items tbody tr").first.get_attribute("id") == first
+
+
+async def test_a_reviewer_labels_three_verdicts_and_agreement_is_recomputed(browser, run_dir):
+    runner = web.AppRunner(make_app(run_dir, reviewer="dr_a"))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    base = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    try:
+        page = await browser.new_page()
+        await page.goto(base + "/")
+        await page.locator("a.item-link").first.click()
+        for number in range(3):
+            row = page.locator("tr[data-criterion='stinger']")
+            await row.locator("select[name=label]").select_option("MET")
+            await row.locator("input[name=note]").fill(f"checked {number}")
+            await row.locator("button[value=correct]").click()
+            await page.wait_for_selector("#saved")
+            assert "checked" in await page.locator("tr[data-criterion='stinger'] .current").inner_text()
+            if SCREENSHOTS and number == 0:
+                await page.screenshot(path=str(Path(SCREENSHOTS) / "review.png"))
+            await page.locator("#next").click()
+    finally:
+        await runner.cleanup()
+    out = run_dir / "agreement.json"
+    result = CliRunner().invoke(cli, ["agreement", str(run_dir), "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    reports = {r["judge"].split(":")[1].split("@")[0]: r for r in json.loads(out.read_text())["reports"]}
+    assert reports["judge0"]["n_pairs"] == 3 and reports["judge0"]["pooled"]["accuracy"]["value"] == 1.0
+    assert reports["judge1"]["pooled"]["accuracy"]["value"] == 0.0

@@ -1,0 +1,74 @@
+"""assay report: one self-contained HTML file, escaped, with the figures and tables it promises."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli import app
+from assay.report import load_run, write_report
+from assay.review import RunLabels
+
+runner = CliRunner()
+
+
+async def test_the_report_is_self_contained_with_inline_figures(two_judge_run, tmp_path):
+    out = write_report([two_judge_run], tmp_path / "report.html")
+    html = out.read_text()
+    assert html.count("<svg") >= 2  # the score histogram and the axis bars at least
+    assert not re.search(r"""(src|href)=["']?https?://""", html)  # nothing loads from the network
+    assert "<link" not in html
+
+
+async def test_model_text_is_escaped_never_markup(two_judge_run, tmp_path):
+    html = write_report([two_judge_run], tmp_path / "report.html").read_text()
+    assert "<script>window.__pwned" not in html
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    assert '<img src=x' not in html
+
+
+async def test_overall_score_and_axis_cis_come_from_the_scoring_core(two_judge_run, tmp_path):
+    run = load_run(two_judge_run)
+    assert run.scores.overall == pytest.approx(run.scores.table.mean)
+    axis = run.scores.by_axis["accuracy"]
+    assert axis.ci_low is not None and axis.ci_low <= axis.mean <= axis.ci_high
+    html = write_report([two_judge_run], tmp_path / "r.html").read_text()
+    assert f"{run.scores.overall:.3f}" in html
+
+
+async def test_judge_disagreements_are_listed(two_judge_run, tmp_path):
+    run = load_run(two_judge_run)
+    flagged = {(item.id, c.id) for item in run.items for c in item.criteria if c.judges_disagree}
+    assert flagged == {(f"q{i}", "stinger") for i in range(4)}
+    assert run.agreement is not None and run.agreement.inter_judge is not None
+    html = write_report([two_judge_run], tmp_path / "r.html").read_text()
+    assert "Disagreements (4)" in html
+
+
+async def test_human_labels_in_the_run_give_agreement_and_a_confusion_matrix(two_judge_run, tmp_path):
+    with RunLabels.open(two_judge_run) as labels:
+        for i in range(4):
+            labels.put(f"q{i}", "stinger", "dr_a", verdict="MET")
+            labels.put(f"q{i}", "tweezers", "dr_a", verdict="UNMET")
+    run = load_run(two_judge_run)
+    by_judge = {r.judge.split(":")[1].split("@")[0]: r for r in run.agreement.reports}
+    assert by_judge["judge0"].pooled.accuracy.value == 1.0
+    assert by_judge["judge1"].pooled.accuracy.value == 0.5
+    html = write_report([two_judge_run], tmp_path / "r.html").read_text()
+    assert html.count('class="fig confusion"') == 2 and "vs humans" in html
+
+
+async def test_several_runs_get_a_forest_plot_of_paired_differences(two_judge_run, one_judge_run, tmp_path):
+    html = write_report([one_judge_run, two_judge_run], tmp_path / "r.html").read_text()
+    assert 'id="forest-plot"' in html and "run-b vs run-a" in html
+
+
+async def test_the_cli_writes_the_report_and_refuses_a_non_run(two_judge_run, tmp_path):
+    out = tmp_path / "cli.html"
+    result = runner.invoke(app, ["report", str(two_judge_run), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    bad = runner.invoke(app, ["report", str(tmp_path), "-o", str(out)])
+    assert bad.exit_code == 1 and "not a run directory" in bad.output

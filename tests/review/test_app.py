@@ -1,0 +1,163 @@
+"""The review app over real HTTP on loopback: labelling, validation, tokens, rubric versions."""
+
+from __future__ import annotations
+
+import aiohttp
+import pytest
+from aiohttp import web
+from tests.report.conftest import AGREE, DISAGREE, grade_run
+from typer.testing import CliRunner
+
+from assay.cli import app as cli
+from assay.errors import ConfigError
+from assay.review import RunLabels
+from assay.review.app import check_binding, make_app
+from assay.rubric.io import read_rubric
+
+
+@pytest.fixture
+async def run_dir(tmp_path):
+    return await grade_run(tmp_path, "run", [AGREE, DISAGREE])
+
+
+@pytest.fixture
+async def serve_app():
+    runners = []
+
+    async def start(run_dir, **kwargs):
+        runner = web.AppRunner(make_app(run_dir, **kwargs))
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        runners.append(runner)
+        return f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
+
+
+async def post(url, data, **kwargs):
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url, data=data, allow_redirects=False, **kwargs) as response:
+            return response.status, await response.text()
+
+
+async def get(url, **kwargs):
+    async with aiohttp.ClientSession() as session, session.get(url, **kwargs) as response:
+        return response.status, await response.text()
+
+
+async def test_an_item_page_shows_votes_and_explanations_escaped(run_dir, serve_app):
+    base = await serve_app(run_dir, reviewer="dr_a")
+    status, html = await get(f"{base}/items/0")
+    assert status == 200
+    assert "judge0" in html and "judge1" in html
+    assert "&lt;script&gt;" in html and "<script>window" not in html
+
+
+async def test_agree_stores_the_final_verdict_and_disagree_flips_a_binary_one(run_dir, serve_app):
+    base = await serve_app(run_dir, reviewer="dr_a")
+    status, _ = await post(f"{base}/items/1/label", {"criterion_id": "tweezers", "action": "agree"})
+    assert status == 303
+    await post(f"{base}/items/1/label", {"criterion_id": "tweezers", "action": "disagree"})
+    await post(f"{base}/items/1/label", {"criterion_id": "pain", "action": "correct", "label": "well",
+                                         "note": "thorough", "reviewer": "dr_b"})
+    with RunLabels.open(run_dir) as labels:
+        got = {(l.criterion_id, l.rater): (l.verdict or l.option, l.agrees, l.note) for l in labels.labels()}
+    assert got == {("tweezers", "dr_a"): ("MET", False, ""), ("pain", "dr_b"): ("well", False, "thorough")}
+
+
+@pytest.mark.parametrize("form, message", [
+    ({"criterion_id": "nope", "action": "agree"}, "not in item"),
+    ({"criterion_id": "pain", "action": "correct", "label": "MET"}, "not allowed"),
+    ({"criterion_id": "stinger", "action": "shrug"}, "unknown action"),
+    ({"criterion_id": "stinger", "action": "correct", "label": "MET", "note": "x" * 2001}, "longer than"),
+])
+async def test_every_write_is_validated(run_dir, serve_app, form, message):
+    base = await serve_app(run_dir)
+    status, text = await post(f"{base}/items/0/label", form)
+    assert status == 400 and message in text
+    with RunLabels.open(run_dir) as labels:
+        assert labels.labels() == []
+
+
+async def test_labels_from_the_app_are_what_assay_agreement_reads(run_dir, serve_app):
+    base = await serve_app(run_dir, reviewer="dr_a")
+    for i in range(3):
+        await post(f"{base}/items/{i}/label", {"criterion_id": "stinger", "action": "correct", "label": "MET"})
+    result = CliRunner().invoke(cli, ["agreement", str(run_dir), "--json", str(run_dir / "a.json")])
+    assert result.exit_code == 0, result.output
+    import json
+
+    reports = {r["judge"].split(":")[1].split("@")[0]: r for r in json.loads((run_dir / "a.json").read_text())["reports"]}
+    assert reports["judge0"]["n_pairs"] == 3 and reports["judge0"]["pooled"]["accuracy"]["value"] == 1.0
+    assert reports["judge1"]["pooled"]["accuracy"]["value"] == 0.0
+
+
+async def test_agreement_on_a_run_without_labels_says_what_to_do(run_dir):
+    result = CliRunner().invoke(cli, ["agreement", str(run_dir)])
+    assert result.exit_code == 1 and "give --labels FILE, or label the run with assay review" in result.output
+
+
+async def test_a_token_is_required_on_every_request_when_set(run_dir, serve_app):
+    base = await serve_app(run_dir, token="s3cret-token")
+    assert (await get(f"{base}/"))[0] == 401
+    assert (await post(f"{base}/items/0/label", {"criterion_id": "stinger", "action": "agree"}))[0] == 401
+    assert (await get(f"{base}/", headers={"Authorization": "Bearer s3cret-token"}))[0] == 200
+    jar = aiohttp.CookieJar(unsafe=True)  # browsers keep cookies of 127.0.0.1; aiohttp needs asking
+    async with aiohttp.ClientSession(cookie_jar=jar) as session:  # ?token= once, then the cookie
+        async with session.get(f"{base}/?token=s3cret-token") as first:
+            assert first.status == 200
+        async with session.get(f"{base}/items/0") as second:
+            assert second.status == 200
+
+
+def test_binding_beyond_loopback_needs_a_token():
+    check_binding("127.0.0.1", None)
+    check_binding("::1", None)
+    with pytest.raises(ConfigError, match="needs --token"):
+        check_binding("0.0.0.0", None)
+    check_binding("0.0.0.0", "tok")
+
+
+async def test_rubric_review_saves_a_new_version_with_provenance(run_dir, serve_app):
+    base = await serve_app(run_dir, reviewer="dr_a")
+    status, _ = await post(f"{base}/rubrics/q0", {
+        "action:stinger": "edit", "text:stinger": "Explains how to scrape out the stinger.",
+        "weight:stinger": "6", "action:tweezers": "reject", "action:pain": "accept",
+        "action:tone": "accept"})
+    assert status == 303
+    [path] = (run_dir / "reviewed-rubrics").iterdir()
+    rubric = read_rubric(path)
+    assert path.name == "bee.v2.yaml" and rubric.version == "2"
+    assert [c.id for c in rubric.criteria] == ["stinger", "pain", "tone"]
+    stinger = rubric.criteria[0]
+    assert (stinger.text, stinger.weight, stinger.provenance.author) == (
+        "Explains how to scrape out the stinger.", 6.0, "dr_a")
+    review = rubric.metadata["review"]
+    assert review["decisions"] == {"stinger": "edit", "tweezers": "reject", "pain": "accept", "tone": "accept"}
+    assert review["parent_version"] == "1" and review["reviewer"] == "dr_a"
+
+
+async def test_rejecting_every_criterion_is_refused(run_dir, serve_app):
+    base = await serve_app(run_dir)
+    form = {f"action:{c}": "reject" for c in ("stinger", "tweezers", "pain", "tone")}
+    status, text = await post(f"{base}/rubrics/q0", form)
+    assert status == 400 and "needs at least one" in text
+
+
+async def test_a_rubric_file_is_reviewed_on_its_own_and_saved_beside_it(tmp_path, serve_app):
+    import yaml
+    from tests.runs.conftest import RUBRIC
+
+    path = tmp_path / "generated.yaml"
+    path.write_text(yaml.safe_dump(RUBRIC))
+    base = await serve_app(path, reviewer="dr_a")
+    status, html = await get(f"{base}/")
+    assert status == 200 and 'href="/rubrics/bee"' in html
+    assert (await get(f"{base}/items/0"))[0] == 404
+    status, _ = await post(f"{base}/rubrics/bee", {"action:tone": "reject"})
+    assert status == 303
+    saved = read_rubric(tmp_path / "reviewed-rubrics" / "bee.v2.yaml")
+    assert [c.id for c in saved.criteria] == ["stinger", "tweezers", "pain"]
