@@ -177,3 +177,16 @@ def test_a_dry_run_counts_the_calls_of_each_method(sample_kb, sample_queries):
     assert pipeline.n_calls == 3 * 8 and pipeline.priced and pipeline.usd > 0
     assert estimate_generation(queries, method="one-step", model="gpt-4.1").n_calls == 3
     assert estimate_generation(queries, method="generic", model="gpt-4.1").n_calls == 0
+
+
+async def test_a_healthbench_file_gets_its_own_lines_back_with_generated_rubrics(
+        healthbench_dev_path, tmp_path):
+    source = tmp_path / "two.jsonl"
+    source.write_text("".join(healthbench_dev_path.read_text().splitlines(keepends=True)[:2]))
+    await agenerate(source, method="generic", out=tmp_path / "out.jsonl")
+    before = [json.loads(line) for line in source.read_text().splitlines()]
+    after = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    for old, new in zip(before, after, strict=True):
+        assert {k: v for k, v in new.items() if k != "rubrics"} == \
+            {k: v for k, v in old.items() if k != "rubrics"}
+        assert [r["points"] for r in new["rubrics"]] == [3, 3, 3, 1, 2, 1]
