@@ -190,3 +190,9 @@ async def test_a_healthbench_file_gets_its_own_lines_back_with_generated_rubrics
         assert {k: v for k, v in new.items() if k != "rubrics"} == \
             {k: v for k, v in old.items() if k != "rubrics"}
         assert [r["points"] for r in new["rubrics"]] == [3, 3, 3, 1, 2, 1]
+
+
+def test_assay_generate_is_callable_from_the_top_level_package():
+    result = assay.generate(["Is 38.5 C a fever in a toddler?"], method="generic")
+    [rubric] = result.rubrics.values()
+    assert rubric.criteria[0].id == "clinical_correctness" and result.status == "complete"
