@@ -196,3 +196,26 @@ def test_assay_generate_is_callable_from_the_top_level_package():
     result = assay.generate(["Is 38.5 C a fever in a toddler?"], method="generic")
     [rubric] = result.rubrics.values()
     assert rubric.criteria[0].id == "clinical_correctness" and result.status == "complete"
+
+
+async def test_routing_is_cut_to_five_distinct_search_queries(serve, sample_kb, sample_stages,
+                                                               tmp_path):
+    server = await serve(stages=sample_stages)
+    server.stages["route"] = {"intent": "x", "queries": ["a sting", "a sting",
+                                                         *[f"bee sting {i}" for i in range(6)]]}
+    result = await run(server, [("I was stung by a bee ten minutes ago and my lips are starting "
+                                "to swell. What should I do?")], sample_kb, tmp_path)
+    [record] = result.records.values()
+    assert record["search_queries"] == ["a sting", "bee sting 0", "bee sting 1", "bee sting 2",
+                                        "bee sting 3"]
+
+
+async def test_empty_evidence_fails_the_item_at_the_synthesis_stage(serve, sample_kb,
+                                                                    sample_stages, tmp_path):
+    server = await serve(stages=sample_stages)
+    server.stages["synthesize_evidence"] = {"evidence_sources": [], "synthesis": {
+        "consensus": "", "red_flags": []}}
+    result = await run(server, ["I was stung by a bee."], sample_kb, tmp_path)
+    [(key, reason)] = result.failed.items()
+    assert reason == f"item {key!r}: stage 'synthesize_evidence': Empty Evidence"
+    assert [r["stage"] for r in server.requests] == ["route", "rerank", "synthesize_evidence"]

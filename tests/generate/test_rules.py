@@ -163,3 +163,29 @@ def test_audit_rules_apply_in_order_and_report_each_change():
                       "removed_over_cap": []}
     assert [(i.points, i.evidence) for i in final] == [(7, ["P1"]), (9, ["R1"]), (9, ["R2"]),
                                                        (-8, ["N1"])]
+
+
+def test_rerank_keeps_valid_distinct_indices_then_backfills_in_candidate_order():
+    from assay.generate.retrieval import select_indices
+
+    assert select_indices([7, 2, 2, -1, 99, True, 5], n_candidates=8, top_k=5) == [7, 2, 5, 0, 1]
+    assert select_indices("garbage", n_candidates=3, top_k=5) == [0, 1, 2]
+    assert select_indices([3, 1, 0, 2], n_candidates=4, top_k=2) == [3, 1]
+
+
+def test_site_operators_are_dropped_before_searching_the_local_knowledge_base():
+    from assay.generate.retrieval import clean_search_query
+
+    assert clean_search_query("aspirin children (site:nhs.uk OR site:cdc.gov) Reye") == \
+        "aspirin children Reye"
+
+
+def test_the_evidence_block_becomes_the_released_codes_text():
+    from assay.generate.retrieval import evidence_text
+
+    block = {"synthesis": {"consensus": "See a doctor.", "red_flags": ["Stiff neck"]},
+             "evidence_sources": [{"key_excerpt": "38 C is a fever."}, {"key_excerpt": ""}]}
+    assert evidence_text(block) == ('Primary Consensus: See a doctor.\n'
+                                    'Critical Warnings: ["Stiff neck"]\n'
+                                    'Source 1 Data: 38 C is a fever.')
+    assert evidence_text({"synthesis": {"consensus": ""}, "evidence_sources": []}) == ""
