@@ -219,3 +219,19 @@ async def test_empty_evidence_fails_the_item_at_the_synthesis_stage(serve, sampl
     [(key, reason)] = result.failed.items()
     assert reason == f"item {key!r}: stage 'synthesize_evidence': Empty Evidence"
     assert [r["stage"] for r in server.requests] == ["route", "rerank", "synthesize_evidence"]
+
+
+async def test_a_spent_budget_stops_cleanly_and_a_larger_one_finishes_the_job(
+        serve, sample_kb, sample_queries, sample_stages, tmp_path):
+    server = await serve(stages=sample_stages)
+    config = tmp_path / "assay.toml"
+    config.write_text(f'[judges.priced]\nspec = "{fake(server)}"\n'
+                      'price = { input = 1000.0, output = 1000.0 }\n', encoding="utf-8")
+    args = dict(kb=sample_kb, model="priced", config_file=config, out=tmp_path / "r.jsonl")
+    first = await agenerate(sample_queries, budget=8.0, **args)
+    assert first.status == "budget" and first.failed and first.totals.cost_usd > 0
+    sent = len(server.requests)
+    again = await agenerate(sample_queries, budget=1000.0, **args)
+    assert again.status == "complete" and len(again.rubrics) == 3
+    assert again.resumed == len(first.rubrics)
+    assert len(server.requests) - sent < again.totals.calls  # finished calls were not redone
