@@ -227,7 +227,8 @@ async def test_a_spent_budget_stops_cleanly_and_a_larger_one_finishes_the_job(
     config = tmp_path / "assay.toml"
     config.write_text(f'[judges.priced]\nspec = "{fake(server)}"\n'
                       'price = { input = 1000.0, output = 1000.0 }\n', encoding="utf-8")
-    args = dict(kb=sample_kb, model="priced", config_file=config, out=tmp_path / "r.jsonl")
+    args = {"kb": sample_kb, "model": "priced", "config_file": config,
+            "out": tmp_path / "r.jsonl"}
     first = await agenerate(sample_queries, budget=8.0, **args)
     assert first.status == "budget" and first.failed and first.totals.cost_usd > 0
     sent = len(server.requests)
