@@ -28,6 +28,7 @@ else:
     sys.exit("the fake judge did not start")
 PY
 
+echo "Grading with the fake judge: a stand-in that answers by rule (MET to every criterion), not a model." >&2
 .venv/bin/assay grade examples/healthbench/examples.jsonl \
     --healthbench --ideal \
     --judge "openai-compatible:fake@http://127.0.0.1:$PORT/v1" \

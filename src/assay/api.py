@@ -32,7 +32,7 @@ class GradeResult:
     """The outcome of a run: scores, summary, and access to every stored verdict."""
 
     run_dir: Path
-    status: str
+    status: str  # complete | incomplete (some verdicts missing: resume) | budget | interrupted
     report: Any  # assay.runs.runner.RunReport
 
     @property
@@ -144,7 +144,9 @@ async def agrade(
 
     ``judges``: specs such as ``"openai:gpt-4.1-mini"`` or ``JudgeConfig``s (several make an
     ensemble, combined per ``aggregate``: ``majority|weighted|unanimous|any`` for binary,
-    ``ordinal=mean|median|mode``, ``nominal=mode``). ``mode``: ``per-criterion`` or ``per-item``.
+    ``ordinal=mean|median|mode``, ``nominal=mode``, and ``abstain=drop|count``: an abstaining
+    judge's vote is dropped (default) or counts for the abstention, see
+    :mod:`assay.grading.aggregate`). ``mode``: ``per-criterion`` or ``per-item``.
     ``template``: ``"healthbench"``, a template file, or ``{slot: file}`` for the slots
     ``binary``, ``multi_choice``, ``per_item``. ``few_shot``: examples per criterion, drawn
     balanced and seeded from criterion examples and ``few_shot_items`` + ``few_shot_labels``
@@ -216,6 +218,8 @@ def _templates(template: Any, healthbench: bool, mode: str) -> dict[str, str]:
         return {k: str(Path(v).resolve()) if Path(v).suffix else str(v) for k, v in template.items()}
     if template == "healthbench":
         return {"all": "healthbench"}
+    if template == "auditor":  # RubricsTree's auditor: one binary criterion per call
+        return {"binary": "auditor"}
     from assay.grading.templates import load_template
 
     path = str(Path(template).resolve())

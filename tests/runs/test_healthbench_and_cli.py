@@ -109,7 +109,7 @@ def test_an_item_without_a_response_is_reported_and_the_others_are_graded(tmp_pa
                                        "--quiet"])
     assert out.exit_code == 1
     assert "items.jsonl: item[q2].response: no response to grade" in out.output
-    assert "1 / 1" in out.output and len(server.requests) == 4
+    assert "1 / 2" in out.output and len(server.requests) == 4  # of the 2 items of the input
 
 
 def test_unreachable_judge_fails_before_any_work_starts(tmp_path, items_file, rubric_file):

@@ -13,27 +13,35 @@ import typer
 from assay.cli.app import app
 
 SCHEMA_NAMES = "rubric, item, taxonomy, verdict, healthbench"
-CONVERT_KINDS = "items, healthbench, rubric, autorubric"
+CONVERT_KINDS = "items, healthbench, rubric, autorubric, autorubric-dataset"
 
 
 @app.command()
 def validate(
     files: list[Path] = typer.Argument(
         ..., help="Files to check: item or HealthBench JSONL, rubric/item/taxonomy YAML or JSON, "
-        "Autorubric lists.", show_default=False),
+        "Autorubric lists and datasets.", show_default=False),
     max_issues: int = typer.Option(
         0, "--max-issues", help="Print at most this many issues per file (0 = all).", min=0),
 ) -> None:
-    """Check files and list every problem with file, line and field; exit 1 if any."""
-    from rich.console import Console
+    """Check files and list every problem with file, line and field; exit 1 if any.
 
+    Warnings (a criterion a rubric states twice: both copies are graded and counted) are
+    listed but do not fail the check.
+    """
+    from assay.cli.output import console as safe_console
     from assay.rubric.io import check_file
+    from assay.rubric.io.formats import ITEM_KINDS
 
-    console = Console(highlight=False, soft_wrap=True)
-    total_issues = bad_files = 0
+    console = safe_console(markup=True, highlight=False, soft_wrap=True)
+    total_issues = bad_files = total_warnings = 0
     for path in files:
-        file_format, issues, count = check_file(path)
+        warnings: list = []
+        file_format, issues, count = check_file(path, warnings=warnings)
         what = _describe(file_format, count) if file_format else ""
+        total_warnings += len(warnings)
+        for warning in warnings if not max_issues else warnings[:max_issues]:
+            console.print(f"[yellow]warning[/] {_escape(str(warning))}")
         if not issues:
             console.print(f"[green]ok[/]  {_escape(str(path))}: {what}")
             continue
@@ -44,11 +52,13 @@ def validate(
             console.print(f"[red]error[/] {_escape(str(issue))}")
         if len(shown) < len(issues):
             console.print(f"      … and {len(issues) - len(shown)} more in {_escape(str(path))}")
-        if file_format is not None and file_format.kind in ("items", "healthbench", "verdicts"):
+        if file_format is not None and file_format.kind in (*ITEM_KINDS, "verdicts"):
             console.print(f"      {_escape(str(path))}: {what} valid")
     summary = (f"{len(files)} file{'s' if len(files) != 1 else ''} checked: "
                f"{len(files) - bad_files} valid, {bad_files} with problems, "
                f"{total_issues} issue{'s' if total_issues != 1 else ''}")
+    if total_warnings:
+        summary += f", {total_warnings} warning{'s' if total_warnings != 1 else ''}"
     console.print(f"[{'red' if bad_files else 'green'}]{summary}[/]")
     if bad_files:
         raise typer.Exit(1)
@@ -61,9 +71,17 @@ def convert(
         ..., help="File to write (.jsonl, .json, .yaml or .yml).", show_default=False),
     to: str = typer.Option(
         None, "--to", help=f"What to write: {CONVERT_KINDS}. Default: items for item and "
-        "HealthBench files, rubric for rubrics and Autorubric lists, the same for taxonomies."),
+        "HealthBench files and Autorubric datasets, rubric for rubrics and Autorubric lists, the "
+        "same for taxonomies."),
+    labels: Path | None = typer.Option(
+        None, "--labels", "-l", help="Autorubric datasets: the label file (verdict JSONL) written "
+        "from the ground truth (default TARGET.labels.jsonl), or read into it (verdict JSONL, "
+        "run directory or dataset)."),
+    rubric: Path | None = typer.Option(
+        None, "--rubric", "-r", help="Autorubric datasets: write the shared rubric to this file "
+        "instead of into every item, or read it from here."),
 ) -> None:
-    """Convert between HealthBench JSONL, Assay items, rubrics and Autorubric lists.
+    """Convert between HealthBench JSONL, Assay items, rubrics, Autorubric lists and datasets.
 
     Nothing is written unless the whole input is valid.
     """
@@ -72,10 +90,10 @@ def convert(
     from assay.rubric.io.convert import convert_file
 
     try:
-        message = convert_file(source, target, to)
+        message = convert_file(source, target, to, labels=labels, rubric=rubric)
     except InputError as exc:
         print_issues(exc.issues)
-        stderr().print(f"[red]nothing written: {len(exc.issues)} problem(s) in the input[/]")
+        stderr().print(f"nothing written: {len(exc.issues)} problem(s) in the input", style="red")
         raise typer.Exit(1) from None
     stdout().print(message, highlight=False)
 
@@ -97,7 +115,8 @@ def schema(
 
 
 _NOUNS = {"healthbench": "HealthBench example", "items": "item", "rubric": "rubric",
-          "autorubric": "Autorubric rubric", "taxonomy": "taxonomy", "verdicts": "verdict"}
+          "autorubric": "Autorubric rubric", "autorubric-dataset": "Autorubric dataset item",
+          "taxonomy": "taxonomy", "verdicts": "verdict"}
 
 
 def _describe(file_format: object, count: int) -> str:

@@ -25,7 +25,8 @@ def grade(
         "(slots: binary, multi_choice, per_item)."),
     aggregate: str = typer.Option(
         "majority", "--aggregate", help="Ensemble aggregation: majority|weighted|unanimous|any, "
-        "ordinal=mean|median|mode, nominal=mode (comma-separated)."),
+        "ordinal=mean|median|mode, nominal=mode, abstain=drop|count (an abstaining judge's vote "
+        "is dropped, the default, or counts for the abstention); comma-separated."),
     shuffle: bool = typer.Option(True, "--shuffle/--no-shuffle", help="Shuffle options per call."),
     few_shot: int = typer.Option(0, "--few-shot", min=0, help="Examples per criterion."),
     few_shot_items: Path | None = typer.Option(None, "--few-shot-items",
@@ -59,6 +60,17 @@ def grade(
     export: list[Path] = typer.Option([], "--export", help="Also write verdicts (.jsonl/.csv/.parquet)."),
     votes: bool = typer.Option(False, "--votes", help="Export every judge's vote, not final verdicts."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the summary as JSON here."),
+    taxonomy: Path | None = typer.Option(
+        None, "--taxonomy", help="A criterion tree ('starter': the shipped one): route each "
+        "item, grade only its active leaves (tree auto-weights), score with Eq. 4 (pass-rate)."),
+    router: str = typer.Option(
+        "tree", "--router", help="With --taxonomy: tree | catalogue | embedding | relevance | "
+        "all (every leaf, no routing)."),
+    router_judge: str | None = typer.Option(
+        None, "--router-judge", help="Judge spec of the router (default: the first --judge)."),
+    router_threshold: float | None = typer.Option(
+        None, "--router-threshold", help="Embedding: cosine τ; relevance: the 1-5 cut (default "
+        "4); tree: τ of standard queries."),
 ) -> None:
     """Grade responses against rubrics with LLM judges; every verdict is stored as it arrives."""
     from assay.cli.grade_command import run_grade

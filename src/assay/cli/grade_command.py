@@ -12,7 +12,8 @@ import typer
 from assay.cli.output import fail, print_issues, stderr, stdout
 from assay.errors import AssayError, InputError, Issue
 
-EXIT_BUDGET = 3
+EXIT_BUDGET = 3  # exit codes: README "Exit codes and limits"
+EXIT_INCOMPLETE = 4
 
 
 def run_grade(**args: Any) -> None:
@@ -86,6 +87,11 @@ def _source(args: dict[str, Any]):
 def _grade(args: dict[str, Any]):
     from assay.runs.runner import RunOptions, arun, restore
 
+    if args.get("taxonomy") is not None:  # route first, then grade each item's active leaves
+        from assay.cli.grade_taxonomy import grade_with_taxonomy
+
+        return grade_with_taxonomy(args, _options, _source)
+
     if args["items"] is None:
         if args["resume"] is None:
             raise InputError(Issue(None, None, "ITEMS", "give the items to grade (or --resume RUN)"))
@@ -95,12 +101,35 @@ def _grade(args: dict[str, Any]):
         source, options = restore(args["resume"], operational)
     else:
         source, options = _source(args), _options(args)
+    _check_outputs(args)
     if args["dry_run"]:
+        from assay.runs.checks import check_options
+
+        check_options(options)
         _dry_run(source, options)
         return None
     console = stderr()
     report = asyncio.run(arun(source, options, resume=args["resume"], console=console))
     return report
+
+
+def _check_outputs(args: dict[str, Any]) -> None:
+    """--export and --json are written after the last call: check them before the first."""
+    from assay.runs.checks import output_path_issues
+    from assay.runs.exports import FORMATS
+
+    issues: list[Issue] = []
+    for path in args["export"]:
+        fmt = Path(path).suffix.lower().lstrip(".")
+        if fmt not in FORMATS:
+            issues.append(Issue(str(path), None, "--export",
+                                f"cannot export to .{fmt}; use one of .{', .'.join(FORMATS)}"))
+        else:
+            issues.extend(output_path_issues(path, "--export"))
+    if args["json_out"] is not None:
+        issues.extend(output_path_issues(args["json_out"], "--json"))
+    if issues:
+        raise InputError(issues)
 
 
 def _dry_run(source, options) -> None:
@@ -127,29 +156,21 @@ def _dry_run(source, options) -> None:
 
 
 def _finish(report, args: dict[str, Any]) -> None:
-    from assay.runs.exports import export
     from assay.runs.progress import summary_tables
 
     console = stdout()
     for table in summary_tables(report.scores, report.totals, status=report.status,
-                                run_dir=str(report.run_dir)):
+                                run_dir=str(report.run_dir), items_in_input=report.items_in_input):
         console.print(table)
     if report.skipped_without_response:
         stderr().print(f"{report.skipped_without_response} items had no response to grade and "
                        "were left out", highlight=False)
-    for path in args["export"]:
-        n = export(report.run_dir, path, votes=args["votes"], scoring=report.scores.scoring)
-        console.print(f"wrote {n} rows to {path}", highlight=False)
-    if args["json_out"] is not None:
-        payload = {"run_dir": str(report.run_dir), "status": report.status,
-                   "overall": report.scores.overall, "ci": report.scores.ci,
-                   "bootstrap_std": report.scores.bootstrap_std,
-                   "by_axis": {k: vars(v) for k, v in report.scores.by_axis.items()},
-                   "by_theme": {k: vars(v) for k, v in report.scores.by_theme.items()},
-                   "totals": vars(report.totals), **report.scores.table.to_dict()}
-        if report.scores.healthbench is not None:
-            payload["healthbench_metrics"] = report.scores.healthbench.metrics
-        Path(args["json_out"]).write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    try:
+        _write_outputs(report, args, console)
+    except OSError as exc:  # checked before the run, but a disk may fill up meanwhile
+        fail(InputError(Issue(exc.filename or None, None, None,
+                              f"cannot write: {exc.strerror or exc}; the run itself is stored "
+                              f"in {report.run_dir}")))
     console.print(f"run stored in {report.run_dir}  (rescore: assay score {report.run_dir} "
                   "--aggregate ... --abstain ...)", highlight=False)
     if report.issues:
@@ -159,3 +180,30 @@ def _finish(report, args: dict[str, Any]) -> None:
         stderr().print(f"budget reached: resume with a larger --budget: assay grade --resume "
                        f"{report.run_dir} --budget USD", highlight=False)
         raise typer.Exit(EXIT_BUDGET)
+    if report.status == "incomplete":
+        items, calls, commonest = report.missing
+        # a plain string: the console reads no markup and no escape from the quoted error
+        stderr().print(f"incomplete: {items} items lack verdicts ({calls} calls failed"
+                       + (f"; most often {commonest}" if commonest else "") + "); retry them "
+                       f"with: assay grade --resume {report.run_dir}", highlight=False,
+                       soft_wrap=True)
+        raise typer.Exit(EXIT_INCOMPLETE)
+
+
+def _write_outputs(report, args: dict[str, Any], console) -> None:
+    from assay.runs.exports import export
+
+    for path in args["export"]:
+        n = export(report.run_dir, path, votes=args["votes"], scoring=report.scores.scoring)
+        console.print(f"wrote {n} rows to {path}", highlight=False)
+    if args["json_out"] is not None:
+        payload = {"run_dir": str(report.run_dir), "status": report.status,
+                   "overall": report.scores.overall, "ci": report.scores.ci,
+                   "bootstrap_std": report.scores.bootstrap_std,
+                   "by_axis": {k: vars(v) for k, v in report.scores.by_axis.items()},
+                   "by_theme": {k: vars(v) for k, v in report.scores.by_theme.items()},
+                   "totals": vars(report.totals), **report.scores.table.to_dict(),
+                   **getattr(report, "extra_json", {})}
+        if report.scores.healthbench is not None:
+            payload["healthbench_metrics"] = report.scores.healthbench.metrics
+        Path(args["json_out"]).write_text(json.dumps(payload, indent=2), encoding="utf-8")

@@ -78,7 +78,7 @@ def cache_clear(
 def fake_judge(
     port: int = typer.Option(8089, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
     host: str = typer.Option("127.0.0.1", "--host"),
-    policy: str = typer.Option("MET", "--policy", help="MET | UNMET | CANNOT_ASSESS | fixed:LABEL | truth:FILE.jsonl"),
+    policy: str = typer.Option("MET", "--policy", help="MET | UNMET | CANNOT_ASSESS | fixed:LABEL | truth:FILE.jsonl | dataset:FILE.json | perturbed:RATE:FILE.json"),
     error_rate: float = typer.Option(0.0, "--error-rate", min=0.0, max=1.0, help="Answer wrongly this often (deterministic per seed and request)."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", min=0.0, help="Reply latency."),
     jitter_ms: float = typer.Option(0.0, "--jitter-ms", min=0.0, help="Uniform ± jitter on the latency."),
@@ -91,26 +91,40 @@ def fake_judge(
     seed: int = typer.Option(0, "--seed"),
     log: Path | None = typer.Option(None, "--log", help="Append every request as a JSON line to this file."),
     stages: Path | None = typer.Option(None, "--stages", help="JSON/YAML {stage: reply} answering non-grading calls by schema name."),
+    rubric: list[Path] | None = typer.Option(None, "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
+                                      "MET/UNMET should answer (highest/lowest-valued option)."),
 ) -> None:
-    """Run the fake OpenAI-compatible (and Anthropic) judge server until interrupted."""
+    """Run the fake OpenAI-compatible (and Anthropic) judge server until interrupted.
+
+    The fake judge is a stand-in that answers by rule, not a model: every criterion gets the
+    --policy answer (MET by default); on a multi-choice criterion MET picks the highest-valued
+    option and UNMET the lowest, which needs the rubric (--rubric); fixed:LABEL names an option.
+    """
     import asyncio
 
     from assay.testing import FakeJudgeServer, Faults, Latency, policy_from_string
 
     latency = (Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000, (latency_ms + jitter_ms) / 1000)
                if jitter_ms else latency_ms / 1000)
-    server = FakeJudgeServer(
-        policy=policy_from_string(policy, error_rate=error_rate, seed=seed),
-        latency=latency,
-        faults=Faults(rate_limit=rate_limit, server_error=server_error, timeout=timeout,
-                      malformed=malformed, retry_after=retry_after),
-        port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
-        keep_log=False, stages=stages,
-    )
+    from assay.errors import InputError
+
+    try:
+        server = FakeJudgeServer(
+            policy=policy_from_string(policy, error_rate=error_rate, seed=seed),
+            latency=latency,
+            faults=Faults(rate_limit=rate_limit, server_error=server_error, timeout=timeout,
+                          malformed=malformed, retry_after=retry_after),
+            port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
+            keep_log=False, stages=stages, rubrics=rubric or None,
+        )
+    except InputError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
 
     async def serve() -> None:
         await server.start()
         typer.echo(f"fake judge listening on {server.base_url}  (spec: openai-compatible:fake@{server.base_url})", err=True)
+        typer.echo(f"a stand-in that answers by rule (--policy {policy}), not a model", err=True)
         try:
             await asyncio.Event().wait()
         finally:
@@ -132,6 +146,7 @@ def judges_check(
 
     from assay.errors import AssayError
     from assay.judges import make_judge
+    from assay.judges.secrets import redact
 
     async def check_all() -> int:
         failed = 0
@@ -140,7 +155,7 @@ def judges_check(
                 judge = make_judge(spec, config_file=config)
                 async with judge:
                     await judge.check()
-                typer.echo(f"ok    {judge.id}  {judge.config.base_url}")
+                typer.echo(redact(f"ok    {judge.id}  {judge.config.base_url}"))
             except AssayError as exc:
                 failed += 1
                 typer.echo(f"FAIL  {spec}: {exc}")

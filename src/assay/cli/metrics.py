@@ -18,34 +18,47 @@ _RUBRIC_HELP = ("Rubric file (shared by every item) or items file with per-item 
 def agreement(
     source: Path = typer.Argument(..., help=_SOURCE_HELP),
     labels: Path | None = typer.Option(
-        None, "--labels", "-l", help="Human labels: verdict JSONL, `judge` naming the rater. "
-                                     "Default for a run: the labels stored by assay review."),
+        None, "--labels", "-l", help="Human labels: verdict JSONL (`judge` naming the rater) or "
+        "an Autorubric dataset. Default for a run: the labels stored with it (by assay review, "
+        "or a graded dataset's ground truth)."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
     formula: str = typer.Option("autorubric", "--formula", "-f",
                                 help="Score formula for score-level agreement."),
     abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
     max_rows: int = typer.Option(40, "--max-rows", help="Criteria shown per judge."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs.", min=0),
+    bootstrap: int = typer.Option(1000, "--bootstrap", min=0,
+                                  help="Bootstrap resamples (over items) for the CIs; 0 = none."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
 ) -> None:
-    """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge."""
+    """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge.
+
+    κ, F1, accuracy and the score-level figures come with 95% percentile bootstrap CIs,
+    resampling items (seeded); where a CI cannot be given, the JSON says why.
+    """
     from assay.cli.output import abstention_option, fail, stdout
     from assay.errors import AssayError
 
     try:
+        from assay.metrics.label_sources import labels_for
         from assay.metrics.render import agreement_tables
-        from assay.metrics.sources import read_source, read_verdicts, run_labels
+        from assay.metrics.sources import read_source
         from assay.metrics.summary import agreement_summary
 
         abstention = abstention_option(abstain)
         verdicts, rubrics = read_source(source, rubric)
-        human = read_verdicts(labels) if labels is not None else run_labels(source)
+        human, label_rubrics = labels_for(source, labels)
+        rubrics = rubrics if rubrics is not None else label_rubrics
         summary = agreement_summary(verdicts, human, rubrics, formula=formula,
-                                    abstention=abstention)
+                                    abstention=abstention, seed=seed, n_resamples=bootstrap)
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     console = stdout()
     for table in agreement_tables(summary, max_rows):
         console.print(table)
+    console.print(f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed});"
+                  " a figure without one: see --json for why" if bootstrap else
+                  "no CIs (--bootstrap 0)", highlight=False, markup=False)
     if json_out is not None:
         json_out.write_text(summary.model_dump_json(indent=2))
 
@@ -74,6 +87,12 @@ def compare(
         abstention = abstention_option(abstain)
         a, rubrics = read_source(source_a, rubric)
         b, _ = read_source(source_b, rubric)
+        if not {v.item_id for v in a} & {v.item_id for v in b}:
+            from assay.errors import InputError, Issue
+
+            raise InputError(Issue(f"{source_a}, {source_b}", None, None,
+                                   "no item in common: a paired comparison needs the same items "
+                                   "graded on both sides"))
         human = read_verdicts(labels) if labels is not None else None
         report = comparison(a, b, rubrics, labels=human, formula=formula,
                             abstention=abstention, seed=seed)

@@ -1,22 +1,55 @@
-"""Shared helpers for command modules: rich consoles, error exits, shared option values."""
+"""Shared helpers for command modules: rich consoles, error exits, shared option values.
+
+The consoles treat every string as data: no rich markup is read from it (a tag such as
+``theme:[/]evil`` prints as it is) and control characters, ANSI escapes included, are replaced
+before they reach the terminal (model text and input files are not trusted).
+"""
 
 from __future__ import annotations
 
-from typing import NoReturn
+import re
+from functools import cache
+from typing import Any, NoReturn
 
 import typer
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
 
-def stdout():
+
+def strip_control(text: str) -> str:
+    r"""``text`` with control characters (ESC of ANSI sequences, CR, BEL, ...) shown as U+FFFD.
+
+    >>> strip_control("red\x1b[31m!\r")
+    'red\ufffd[31m!\ufffd'
+    """
+    return _CONTROL.sub("\ufffd", text)
+
+
+@cache
+def _safe_console_class() -> type:
     from rich.console import Console
 
-    return Console()
+    class SafeConsole(Console):
+        """A rich console that never lets a string's control characters through."""
+
+        def render_str(self, text: str, **kwargs: Any):
+            return super().render_str(strip_control(text), **kwargs)
+
+    return SafeConsole
+
+
+def console(**kwargs: Any):
+    """A :class:`rich.console.Console` for data (markup off unless asked for; see module doc)."""
+    kwargs.setdefault("markup", False)
+    return _safe_console_class()(**kwargs)
+
+
+def stdout():
+    return console()
 
 
 def stderr():
-    from rich.console import Console
-
-    return Console(stderr=True)
+    return console(stderr=True)
 
 
 def fail(error: Exception, code: int = 1) -> NoReturn:
@@ -33,8 +66,8 @@ def print_issues(issues) -> None:
 
     console = stderr()
     for issue in issues:  # Text, not markup: messages hold user data such as "item[q2]"
-        console.print(Text.assemble(("error ", "red"), str(issue)), highlight=False,
-                      soft_wrap=True)
+        console.print(Text.assemble(("error ", "red"), strip_control(str(issue))),
+                      highlight=False, soft_wrap=True)
 
 
 def abstention_option(text: str):

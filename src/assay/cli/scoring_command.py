@@ -14,10 +14,12 @@ from assay.verdict import read_verdicts
 
 
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
-              judge: str | None, reward_normalization: str, length_penalty: str | None,
+              judge: str | None, reward_normalization: str | None, length_penalty: str | None,
               items: Path | None, aggregate: str | None, seed: int | None,
-              json_out: Path | None) -> None:
-    """Settings left as None keep a run's own (or take the file defaults)."""
+              json_out: Path | None, export: list[Path] = (), votes: bool = False) -> None:
+    """Settings left as None keep a run's own (or take the file defaults); a setting that
+    cannot apply is refused, never ignored."""
+    exported: list[str] = []
     try:
         if formula is not None and formula not in FORMULAS:
             raise InputError(Issue(None, None, "--formula",
@@ -25,9 +27,13 @@ def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain
         abstention = None if abstain is None else abstention_option(abstain)
         penalty = _parse(lambda: _length_penalty(length_penalty), "--length-penalty")
         if source.is_dir():
-            table = _rescore_run(source, formula=formula, abstention=abstention,
-                                 aggregate=aggregate, seed=seed)
+            _refuse_file_options(source, rubric=rubric, items=items)
+            table, exported = _rescore_run(
+                source, formula=formula, abstention=abstention, aggregate=aggregate, seed=seed,
+                reward_normalization=reward_normalization, penalty=penalty, judge=judge,
+                export=export, votes=votes)
         else:
+            _refuse_run_options(source, aggregate=aggregate, export=export, votes=votes)
             table = _score_file(source, rubric, formula=formula or "autorubric",
                                 abstention=abstention or Abstention(), judge=judge,
                                 reward_normalization=reward_normalization, penalty=penalty,
@@ -35,14 +41,38 @@ def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain
     except (AssayError, OSError) as exc:
         fail(exc)
     print_table(table)
+    for line in exported:
+        stdout().print(line, highlight=False)
     if json_out is not None:
         json_out.write_text(json.dumps(table.to_dict(), indent=2))
+
+
+def _refuse_file_options(run: Path, *, rubric: Path | None, items: Path | None) -> None:
+    for option, value in (("--rubric", rubric), ("--items", items)):
+        if value is not None:
+            raise InputError(Issue(str(run), None, option,
+                                   f"{option} is for verdict files: a run scores with the "
+                                   "rubrics and responses it stored"))
+
+
+def _refuse_run_options(source: Path, *, aggregate: str | None, export: list[Path],
+                        votes: bool) -> None:
+    for option, given in (("--aggregate", aggregate is not None), ("--export", bool(export)),
+                          ("--votes", votes)):
+        if given:
+            raise InputError(Issue(str(source), None, option,
+                                   f"{option} is for a run directory; {source.name} is a "
+                                   "verdict file"))
 
 
 def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, judge,
                 reward_normalization, penalty, items, seed) -> ScoreTable:
     if rubric_path is None:
         raise InputError(Issue(None, None, "--rubric", "scoring a verdict file needs --rubric"))
+    if reward_normalization is not None and formula != "reward":
+        raise InputError(Issue(None, None, "--reward-normalization",
+                               f"applies to the reward formula only, not {formula!r} "
+                               "(add --formula reward)"))
     verdicts = read_verdicts(source)
     if judge is not None:
         verdicts = [v for v in verdicts if v.judge == judge]
@@ -56,7 +86,8 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
                                "needs the responses: pass --items (or an items file as --rubric)"))
     return score_items(verdicts, rubric_for, formula=formula, abstention=abstention,
                        length_penalty=penalty, responses=responses,
-                       reward_normalization=reward_normalization, example_tags=tags, seed=seed)
+                       reward_normalization=reward_normalization or "minmax", example_tags=tags,
+                       seed=seed)
 
 
 def _rubrics(path: Path):
@@ -83,12 +114,34 @@ def _load_items(path: Path) -> list[Item]:
     return load_items(path)
 
 
-def _rescore_run(run: Path, *, formula, abstention, aggregate, seed) -> ScoreTable:
+def _rescore_run(run: Path, *, formula, abstention, aggregate, seed, reward_normalization,
+                 penalty, judge, export, votes) -> tuple[ScoreTable, list[str]]:
     try:
-        from assay.runs import rescore
+        from assay.runs import RunStore, score_run
+        from assay.runs.exports import FORMATS
+        from assay.runs.exports import export as export_run
+        from assay.runs.results import run_scoring
     except ImportError:
         raise InputError(Issue(str(run), None, None, "is a directory, not a verdict file")) from None
-    return rescore(run, formula=formula, abstention=abstention, aggregate=aggregate, seed=seed)
+    if votes and not export:
+        raise InputError(Issue(None, None, "--votes", "goes with --export FILE"))
+    for path in export:  # before any work, so a typo costs nothing
+        if path.suffix.lower().lstrip(".") not in FORMATS:
+            raise InputError(Issue(str(path), None, "--export",
+                                   f"cannot export to {path.suffix or 'a file without extension'};"
+                                   f" use .{', .'.join(FORMATS)}"))
+    store = RunStore.open(run)
+    try:
+        scoring = run_scoring(store.config(), source=str(run), aggregate=aggregate,
+                              abstention=abstention, formula=formula, seed=seed,
+                              reward_normalization=reward_normalization, length_penalty=penalty,
+                              judge=judge)
+        table = score_run(store, scoring).table
+        written = [f"exported {export_run(store, path, votes=votes, scoring=scoring)} rows to "
+                   f"{path}" for path in export]
+    finally:
+        store.close()
+    return table, written
 
 
 def _parse(make, option: str):

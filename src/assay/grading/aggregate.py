@@ -8,8 +8,18 @@ Strategies per criterion kind:
   nearest option, or ``mode``;
 * nominal: ``mode``.
 
-Abstentions (CANNOT_ASSESS, or an N/A option) do not vote; when every judge abstains the result
-is an abstention. Failed calls are not votes at all. Ties go deterministically to the outcome
+Abstentions (CANNOT_ASSESS, or an N/A option) are ruled by ``abstain=``:
+
+* ``abstain=drop`` (the default): an abstaining judge's vote is dropped and the others decide;
+  only when every judge abstains is the result an abstention. So with a single abstaining judge
+  among answering ones, the scoring's ``--abstain`` strategy never sees it;
+* ``abstain=count``: an abstention is a vote for the abstention. The strategy first picks its
+  answer from the answering votes as usual; the abstention then wins when at least as many
+  judges abstained as voted for that answer (weights for ``weighted`` and ``mean``; for
+  ``mean`` and ``median`` every answering vote counts for the answer). The result is then
+  CANNOT_ASSESS (or the N/A option every abstaining judge chose), scored by ``--abstain``.
+
+Failed calls are not votes at all. Ties go deterministically to the outcome
 that gives the lower score for the criterion's polarity: UNMET (or the lower-valued option) for
 a desirable criterion, MET (or the higher-valued option) for a penalty; then to the option
 listed first. ``agreement`` is the share of voting judges whose answer equals the final one.
@@ -35,6 +45,7 @@ from assay.errors import ConfigError
 from assay.rubric import Criterion, CriterionKind
 from assay.verdict import Verdict, VerdictLabel
 
+ABSTAIN_RULES = ("drop", "count")
 STRATEGIES = {
     CriterionKind.BINARY: ("majority", "weighted", "unanimous", "any"),
     CriterionKind.ORDINAL: ("mean", "median", "mode"),
@@ -54,16 +65,22 @@ class Aggregation:
     """The strategy for each criterion kind.
 
     >>> Aggregation.parse("any,ordinal=median")
-    Aggregation(binary='any', ordinal='median', nominal='mode')
+    Aggregation(binary='any', ordinal='median', nominal='mode', abstain='drop')
     >>> Aggregation.parse("mode")        # every kind that has a "mode" strategy
-    Aggregation(binary='majority', ordinal='mode', nominal='mode')
+    Aggregation(binary='majority', ordinal='mode', nominal='mode', abstain='drop')
+    >>> str(Aggregation.parse("majority,abstain=count"))
+    'binary=majority,ordinal=mean,nominal=mode,abstain=count'
     """
 
     binary: str = "majority"
     ordinal: str = "mean"
     nominal: str = "mode"
+    abstain: str = "drop"  # what an abstaining judge's vote does: see the module docstring
 
     def __post_init__(self) -> None:
+        if self.abstain not in ABSTAIN_RULES:
+            raise ConfigError(f"aggregation: abstain={self.abstain!r}; choose one of "
+                              f"{', '.join(ABSTAIN_RULES)}")
         for kind in CriterionKind:
             name = getattr(self, kind.value)
             if name not in STRATEGIES[kind]:
@@ -78,6 +95,9 @@ class Aggregation:
         for token in filter(None, (t.strip() for t in (text or "").split(","))):
             if "=" in token:
                 kind, name = (s.strip() for s in token.split("=", 1))
+                if kind == "abstain":
+                    chosen["abstain"] = name
+                    continue
                 if kind not in {k.value for k in CriterionKind}:
                     raise ConfigError(f"aggregation: unknown criterion kind {kind!r}")
                 chosen[kind] = name
@@ -91,7 +111,8 @@ class Aggregation:
         return cls(**chosen)
 
     def __str__(self) -> str:
-        return f"binary={self.binary},ordinal={self.ordinal},nominal={self.nominal}"
+        text = f"binary={self.binary},ordinal={self.ordinal},nominal={self.nominal}"
+        return text if self.abstain == "drop" else f"{text},abstain={self.abstain}"
 
 
 @dataclass(frozen=True)
@@ -112,15 +133,20 @@ def aggregate(
         return Aggregated(votes[0].verdict, 1.0, tuple(votes))
     first = votes[0].verdict
     answering = [v for v in votes if not _abstains(criterion, v.verdict)]
+    abstaining = [v for v in votes if _abstains(criterion, v.verdict)]
+    strategy = getattr(aggregation, criterion.kind.value)
     if not answering:
-        labels = {v.verdict.option for v in votes}
-        answer = {"option": labels.pop()} if len(labels) == 1 and None not in labels else {
-            "verdict": VerdictLabel.CANNOT_ASSESS}
+        answer = _abstention(abstaining)
     elif criterion.kind is CriterionKind.BINARY:
-        answer = {"verdict": _binary(criterion, answering, aggregation.binary)}
+        answer = {"verdict": _binary(criterion, answering, strategy)}
     else:
-        strategy = getattr(aggregation, criterion.kind.value)
         answer = {"option": _multi_choice(criterion, answering, strategy)}
+    if answering and abstaining and aggregation.abstain == "count":
+        weighted = strategy in ("weighted", "mean")
+        for_answer = [v for v in answering if strategy in ("mean", "median")
+                      or _answer(v.verdict) == str(answer.get("option") or answer.get("verdict"))]
+        if _weight(abstaining, weighted) >= _weight(for_answer, weighted):
+            answer = _abstention(abstaining)
     explanation = " | ".join(f"{v.judge}: {v.verdict.explanation}" for v in votes if v.verdict.explanation)
     final = Verdict(item_id=first.item_id, criterion_id=criterion.id, judge="ensemble",
                     explanation=explanation, **answer)
@@ -131,6 +157,18 @@ def aggregate(
 def mean_agreement(results: Sequence[Aggregated]) -> float | None:
     values = [r.agreement for r in results if r.agreement is not None]
     return sum(values) / len(values) if values else None
+
+
+def _abstention(abstaining: Sequence[Vote]) -> dict[str, object]:
+    """The N/A option every abstaining judge chose, else CANNOT_ASSESS."""
+    labels = {v.verdict.option for v in abstaining}
+    if len(labels) == 1 and None not in labels:
+        return {"option": labels.pop()}
+    return {"verdict": VerdictLabel.CANNOT_ASSESS}
+
+
+def _weight(votes: Sequence[Vote], weighted: bool) -> float:
+    return sum(v.weight if weighted else 1.0 for v in votes)
 
 
 def _answer(verdict: Verdict) -> str:

@@ -36,7 +36,12 @@ from typing import Any, Literal
 from assay.errors import ConfigError
 from assay.grading import schemas
 from assay.grading.fewshot import Example, FewShot, select_examples
-from assay.grading.parse import ReplyError, parse_criterion_reply, parse_item_reply
+from assay.grading.parse import (
+    ReplyError,
+    parse_bracket_reply,
+    parse_criterion_reply,
+    parse_item_reply,
+)
 from assay.grading.prompts import criterion_messages, item_messages
 from assay.grading.shuffle import identity, option_permutation
 from assay.grading.templates import Template, builtin_template, load_template
@@ -104,7 +109,7 @@ def _template(config: GradingConfig, slot: str) -> Template:
     source = config.templates.get("all", config.templates.get(slot))
     if source is None:
         return builtin_template(slot)
-    if source in ("binary", "multi_choice", "per_item", "healthbench"):
+    if source in ("binary", "multi_choice", "per_item", "healthbench", "auditor"):
         return builtin_template(source)
     return load_template(Path(source))
 
@@ -123,6 +128,8 @@ class PlannedCall:
     perms: dict[str, tuple[int, ...]]
     per_item: bool = False
     strict_bool: bool = False
+    bracket: bool = False  # a "Reason: ... [1]" reply (RubricsTree's auditor), not a verdict
+    schema_name: str | None = None  # None: "verdict" / "verdicts"
 
     @property
     def criterion_ids(self) -> tuple[str, ...]:
@@ -179,6 +186,12 @@ class Grader:
         calls = []
         for c in criteria:
             template = self.template_for(c)
+            if template.reply == "bracket":
+                if c.is_multi_choice:
+                    raise ConfigError(f"the {template.name} template grades binary criteria "
+                                      f"only; {c.id!r} is {c.kind.value}")
+                calls.append(self._bracket_call(template, item, c, rubric, judge))
+                continue
             examples = self._examples(c, item.id)
             perm = perms.get(c.id)
             hb = template.style == "healthbench"
@@ -193,6 +206,14 @@ class Grader:
                 perms={c.id: perm} if perm is not None else {},
                 strict_bool=hb))
         return calls
+
+    def _bracket_call(self, template: Template, item: Item, c: Criterion, rubric: Rubric,
+                      judge: str) -> PlannedCall:
+        return PlannedCall(
+            key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
+            messages=criterion_messages(template, item, c, rubric=rubric),
+            schema=schemas.bracket_schema(), template_version=template.version, perms={},
+            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME)
 
     def _examples(self, criterion: Criterion, item_id: str) -> list[Example]:
         if not self.config.few_shot or not self.config.few_shot.n:
@@ -210,6 +231,8 @@ class Grader:
             return parse_item_reply(data, call.criteria, item_id=call.item_id, judge=call.judge,
                                     perms=call.perms)
         c = call.criteria[0]
+        if call.bracket:
+            return [parse_bracket_reply(data, c, item_id=call.item_id, judge=call.judge)]
         return [parse_criterion_reply(data, c, item_id=call.item_id, judge=call.judge,
                                       perm=call.perms.get(c.id), strict_bool=call.strict_bool)]
 

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -98,6 +99,33 @@ def _multi_choice(data, criterion: Criterion, perm, verdict) -> Verdict | ReplyE
         return verdict(option=label_for_displayed(criterion, perm, raw))
     except ValueError as exc:
         return ReplyError(criterion.id, f'"selected_option": {exc}')
+
+
+_BRACKET = re.compile(r"\[\s*([01])\s*\]")
+
+
+def parse_bracket_reply(
+    data: Mapping[str, Any] | str | None, criterion: Criterion, *, item_id: str,
+    judge: str = "default",
+) -> Verdict | ReplyError:
+    """RubricsTree's auditor reply ``Reason: ... [1]``: the last ``[1]``/``[0]`` decides (1 = MET).
+
+    >>> c = Criterion(id="ldl", text="Mentions the user's LDL-C.")
+    >>> v = parse_bracket_reply({"output": "Reason: It never mentions LDL-C. [0]"}, c, item_id="q")
+    >>> v.verdict, v.explanation
+    (<VerdictLabel.UNMET: 'UNMET'>, 'It never mentions LDL-C.')
+    """
+    text = data.get("output") if isinstance(data, Mapping) else data
+    if not isinstance(text, str):
+        return ReplyError(criterion.id, 'no "output" text in the reply')
+    found = _BRACKET.findall(text)
+    if not found:
+        return ReplyError(criterion.id, f"no [1] or [0] in the reply {text[:80]!r}")
+    reason = _BRACKET.sub("", text).strip()
+    reason = re.sub(r"^\s*reason\s*:\s*", "", reason, flags=re.IGNORECASE)
+    label = VerdictLabel.MET if found[-1] == "1" else VerdictLabel.UNMET
+    return Verdict(item_id=item_id, criterion_id=criterion.id, judge=judge, verdict=label,
+                   explanation=reason)
 
 
 def parse_item_reply(

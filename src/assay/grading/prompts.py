@@ -6,7 +6,8 @@ sits in ``<criterion id="ID">TEXT</criterion>``, multi-choice options in ``<opti
 ``N. LABEL`` in displayed (possibly shuffled) order. A penalty criterion (negative weight) is
 framed so that MET means the undesirable behaviour happened. The HealthBench template renders
 the conversation plus the response as simple-evals does (``role: content`` blocks joined by a
-blank line) and the rubric item as ``[POINTS] TEXT``.
+blank line) and the rubric item as ``[POINTS] TEXT`` (bare ``TEXT`` for meta-eval items, as
+simple-evals' meta-eval does).
 
 Everything here is a pure function of its inputs, so a prompt is byte-identical for the same
 item, criterion, template, permutation and examples.
@@ -102,6 +103,9 @@ def _shared_blocks(item: Item, rubric: Rubric | None) -> dict[str, str]:
             attrs = "".join(f' {k}="{v}"' for k, v in (("id", p.id), ("source", p.source)) if v)
             passages.append(f"<passage{attrs}>\n{p.text}\n</passage>")
         context = "<context>\n" + "\n".join(passages) + "\n</context>\n\n"
+    memory = item.health_memory
+    if memory is not None and not memory.is_empty:
+        context = f"<health_memory>\n{memory.render()}\n</health_memory>\n\n" + context
     return {
         "guidelines": f"<guidelines>\n{guidelines}\n</guidelines>\n\n" if guidelines else "",
         "conversation": conversation_text(item),
@@ -132,6 +136,7 @@ def criterion_messages(
         )
     values = _shared_blocks(item, rubric)
     values["criterion"] = criterion_tag(criterion)
+    values["criterion_text"] = criterion.text + (f"\n{criterion.guidance}" if criterion.guidance else "")
     values["polarity"] = polarity_note(criterion)
     values["options"] = options_block(criterion, perm) if criterion.is_multi_choice else ""
     values["examples"] = examples_block(criterion, examples, perm, reasons)
@@ -166,10 +171,23 @@ def healthbench_conversation(item: Item) -> str:
     return "\n\n".join(f"{role}: {content}" for role, content in turns)
 
 
+BARE_RUBRIC_ITEM = {"healthbench": {"rubric_item": "bare"}}  # criterion metadata, see below
+
+
 def rubric_item_line(criterion: Criterion) -> str:
-    """simple-evals' ``str(RubricItem)``: ``[points] criterion``, points as read from JSON."""
-    weight = criterion.weight
+    """simple-evals' ``str(RubricItem)``: ``[points] criterion``, points as read from JSON.
+
+    A criterion whose metadata holds :data:`BARE_RUBRIC_ITEM` (the items ``assay meta-eval
+    --to-items`` writes) gives its bare text instead, as simple-evals' meta-eval fills
+    ``<<rubric_item>>`` with the row's ``rubric`` string.
+
+    >>> rubric_item_line(Criterion(text="Says hi.", weight=1, metadata=BARE_RUBRIC_ITEM))
+    'Says hi.'
+    """
     kept = criterion.metadata.get("healthbench", {})
+    if kept.get("rubric_item") == "bare":
+        return criterion.text
+    weight = criterion.weight
     # The model stores floats; a HealthBench file's integer points print as integers, and the
     # reader flags the rare float point that has an integer value (e.g. 5.0).
     points = weight if kept.get("float_points") or not weight.is_integer() else int(weight)

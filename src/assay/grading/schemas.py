@@ -54,6 +54,19 @@ def healthbench_schema() -> dict[str, Any]:
     }
 
 
+BRACKET_SCHEMA_NAME = "auditor"
+
+
+def bracket_schema() -> dict[str, Any]:
+    """A free-text reply ending in ``[1]`` or ``[0]`` (RubricsTree's auditor), in ``output``."""
+    return {
+        "type": "object",
+        "properties": {"output": {"type": "string"}},
+        "required": ["output"],
+        "additionalProperties": False,
+    }
+
+
 def criterion_schema(criterion: Criterion) -> dict[str, Any]:
     if criterion.is_multi_choice:
         return multi_choice_schema(len(criterion.options))

@@ -9,7 +9,8 @@ A template has a system message (optional) and a user message with placeholders.
 
 A template file is YAML or JSON (``name``, ``style``, ``system``, ``user`` or ``user_file``, and
 optionally ``sampling``: the ``temperature`` / ``max_tokens`` the prompt was written for, used
-unless a judge's own config sets them) or plain text (the user message; the style is ``healthbench`` when it uses ``<<conversation>>``).
+unless a judge's own config sets them, and ``reply: bracket`` for a free-text reason ending in
+``[1]`` / ``[0]``, RubricsTree's auditor format, instead of a verdict object) or plain text (the user message; the style is ``healthbench`` when it uses ``<<conversation>>``).
 Texts are stripped of surrounding whitespace, as simple-evals strips its template. A template's
 ``version`` (name plus a content hash) goes into every request's cache key and into the run's
 config hash, so editing a template never reuses a stale verdict.
@@ -34,11 +35,12 @@ from typing import Any, Literal
 from assay.errors import ConfigError
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
-BUILTIN = ("binary", "multi_choice", "per_item", "healthbench")
+BUILTIN = ("binary", "multi_choice", "per_item", "healthbench", "auditor")
+REPLIES = ("verdict", "bracket")
 ASSAY_PLACEHOLDERS = frozenset(
     {
         "guidelines", "conversation", "context", "reference", "response", "examples",
-        "criterion", "polarity", "options", "criteria",
+        "criterion", "polarity", "options", "criteria", "criterion_text",
     }
 )
 HEALTHBENCH_PLACEHOLDERS = ("<<conversation>>", "<<rubric_item>>")
@@ -53,12 +55,15 @@ class Template:
     user: str
     system: str | None = None
     sampling: dict[str, Any] = field(default_factory=dict)
+    reply: str = "verdict"
 
     @property
     def version(self) -> str:
         parts: list[Any] = [self.style, self.system, self.user]
         if self.sampling:
             parts.append(sorted(self.sampling.items()))
+        if self.reply != "verdict":
+            parts.append(self.reply)
         payload = json.dumps(parts).encode()
         return f"{self.name}:{hashlib.sha256(payload).hexdigest()[:12]}"
 
@@ -107,8 +112,12 @@ def load_template(path: str | Path) -> Template:
         style = data.get("style") or _guess_style(user)
         name = str(data.get("name") or path.stem)
         sampling = _sampling(data.get("sampling"), path)
+        reply = str(data.get("reply") or "verdict")
+        if reply not in REPLIES:
+            raise ConfigError(f"{path}: reply: expected one of {', '.join(REPLIES)}, got {reply!r}")
     else:
         user, system, style, name, sampling = text, None, _guess_style(text), path.stem, {}
+        reply = "verdict"
     if style not in ("assay", "healthbench"):
         raise ConfigError(f"{path}: style: expected 'assay' or 'healthbench', got {style!r}")
     template = Template(
@@ -117,6 +126,7 @@ def load_template(path: str | Path) -> Template:
         user=user.strip(),
         system=system.strip() if isinstance(system, str) and system.strip() else None,
         sampling=sampling,
+        reply=reply,
     )
     _check_placeholders(template, path)
     return template

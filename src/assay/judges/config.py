@@ -105,9 +105,38 @@ class JudgeConfig(BaseModel):
             raise ValueError(f"expected an http(s) URL, got {value!r}")
         return value.rstrip("/")
 
+    def model_post_init(self, context: Any) -> None:
+        from assay.judges.secrets import register_config_secrets
+
+        key = self.api_key.get_secret_value() if self.api_key is not None else None
+        register_config_secrets(key, self.headers, self.base_url)
+
     @property
     def judge_id(self) -> str:
-        return self.id or self.spec
+        """The id a run stores verdicts under (secrets in a spec's URL are redacted)."""
+        from assay.judges.secrets import redact
+
+        return redact(self.id or self.spec)
+
+    def public_settings(self) -> dict[str, Any]:
+        """The settings as JSON with every secret redacted: what manifests and stores keep.
+
+        >>> cfg = JudgeConfig(spec="openai-compatible:m@http://me:pa55word@host/v1", model="m",
+        ...                   base_url="http://me:pa55word@host/v1", headers={"X-Api-Key": "k-123456"})
+        >>> s = cfg.public_settings()
+        >>> "pa55word" in str(s) or "k-123456" in str(s)
+        False
+        """
+        from assay.judges.secrets import redact_data, redact_headers
+
+        settings = self.model_dump(mode="json", exclude={"api_key"})
+        settings["headers"] = redact_headers(self.headers)
+        return redact_data(settings)
+
+    @property
+    def has_secrets(self) -> bool:
+        """True if :meth:`public_settings` hides something needed to call the endpoint."""
+        return self.model_dump(mode="json", exclude={"api_key"}) != self.public_settings()
 
     @property
     def is_loopback(self) -> bool:

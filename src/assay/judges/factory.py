@@ -19,6 +19,7 @@ from assay.judges.config import JudgeConfig
 from assay.judges.judge import Judge
 from assay.judges.openai_compat import OpenAIWire
 from assay.judges.pricing import Pricing
+from assay.judges.secrets import url_credentials
 from assay.judges.specs import config_from, resolve_api_key
 from assay.judges.transport import Transport
 
@@ -44,11 +45,15 @@ def make_judge(
         config = JudgeConfig.model_validate({**config.model_dump(), **overrides})
     key = resolve_api_key(config)
     wire = AnthropicWire() if config.wire == "anthropic" else OpenAIWire()
+    base_url, basic = url_credentials(config.base_url)
+    secret_headers = wire.auth_headers(config, key)
+    if basic is not None and not any(h.lower() == "authorization" for h in secret_headers):
+        secret_headers["Authorization"] = basic  # user:password@ of the URL, never in the URL
     transport = Transport(
-        config.base_url,
+        base_url,
         wire.static_headers(config),
         config.timeout_s,
-        secret_headers=wire.auth_headers(config, key),
+        secret_headers=secret_headers,
         max_connections=0,
     )
     return Judge(config, transport, cache=cache, budget=budget, pricing=pricing)

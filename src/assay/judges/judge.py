@@ -24,13 +24,16 @@ from assay.judges.limits import Limiter
 from assay.judges.openai_compat import OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
-from assay.judges.secrets import get_logger, redact
+from assay.judges.secrets import get_logger, redact, redact_data
 from assay.judges.structured import parse_reply, reask_messages
 from assay.judges.transport import HttpResult, Transport
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
 
 log = get_logger("assay.judges")
 _BODY_EXCERPT = 300
+PREFLIGHT_PROMPT = "Assay preflight check: reply with the JSON object {\"ok\": true}."
+PREFLIGHT_MESSAGES = ({"role": "user", "content": PREFLIGHT_PROMPT},)
+PREFLIGHT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
 class Judge:
@@ -73,7 +76,7 @@ class Judge:
         self.calls = 0
 
     def __repr__(self) -> str:
-        return f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})"
+        return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
 
     @property
     def structured_mode(self) -> str:
@@ -105,17 +108,32 @@ class Judge:
         })
 
     async def check(self, timeout_s: float = 5.0) -> None:
-        """Preflight: raise :class:`ConfigError` if the endpoint cannot be reached or refuses
-        the key. Call once per judge before a run; it makes no model call."""
-        result = await self._transport.get("/models", timeout_s=timeout_s)
+        """Preflight: one real request to the endpoint's completion path, outside the cache
+        and the budget. Raise :class:`ConfigError` if it cannot be reached, refuses the key,
+        or answers that the path or model does not exist (a wrong base URL fails here, before
+        any run is created). A rate limit or a server error is transient: the run goes on and
+        retries as usual. ``timeout_s`` is a floor; the judge's own ``timeout_s`` applies if
+        longer."""
+        body = self._wire.build_body(self.config, PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA,
+                                     "preflight", self._modes[0])
+        where = redact(self._transport.url(self._wire.path))
+        result = await self._transport.post_json(
+            self._wire.path, body, timeout_s=max(timeout_s, self.config.timeout_s))
         if isinstance(result, Failure):
+            raise ConfigError(f"judge {self.id!r}: cannot reach {where} ({result.message})")
+        status = result.status
+        if status == 200 or self._wire.rejects_mode(status, result.body):
+            return
+        if status in (401, 403):
+            raise ConfigError(f"judge {self.id!r}: {where} refused the API key (HTTP {status})")
+        if status in (404, 405):
             raise ConfigError(
-                f"judge {self.id!r}: cannot reach {self.config.base_url} ({result.message})"
-            )
-        if result.status in (401, 403):
-            raise ConfigError(
-                f"judge {self.id!r}: {self.config.base_url} refused the API key (HTTP {result.status})"
-            )
+                f"judge {self.id!r}: {where} answered HTTP {status}: no completion endpoint "
+                f"there (is the base URL right? it usually ends in /v1): {_http_message(result)}")
+        if 400 <= status < 500 and status not in (408, 409, 429):
+            raise ConfigError(f"judge {self.id!r}: {where} refused a test request: "
+                              f"{_http_message(result)}")
+        log.warning("judge %s: preflight got HTTP %d (transient; the run retries)", self.id, status)
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
         """Ask once (with retries, format fallbacks and one re-ask); never raises for model,
@@ -168,6 +186,7 @@ class Judge:
         if self.budget is not None and (cost or attempts):
             self.budget.charge(cost)
         raw = redact(raw) if raw else raw
+        data = redact_data(data)  # an endpoint may echo a key into the explanation
         if failure is None and key is not None:
             self.cache.put(key, judge=self.id, model=self.model, data=data, raw=raw,
                            usage=usage.as_dict())

@@ -14,16 +14,24 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 _REGISTERED: set[str] = set()
 _LOCK = threading.Lock()
 _PATTERN: re.Pattern[str] | None = None
-# Bearer tokens and common key shapes are scrubbed even if they were never registered.
-_GENERIC = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}|\bsk-(?:ant-)?[A-Za-z0-9_\-]{8,}")
+# Bearer/Basic credentials, common key shapes and URL passwords are scrubbed even if they were
+# never registered.
+_GENERIC = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}|(basic\s+)[A-Za-z0-9+/]{8,}=*"
+                      r"|\bsk-(?:ant-)?[A-Za-z0-9_\-]{8,}|(://[^/\s:@\[\]]*:)[^/\s@]+(?=@)")
 MIN_SECRET_LENGTH = 4
+# Header values and URL passwords are scrubbed from free text (an echoed explanation) only from
+# this length on; where they sit in a URL or a credential header they are always redacted.
+CONFIG_SECRET_MIN_LENGTH = 8
 
 
 class Secret:
@@ -53,10 +61,11 @@ class Secret:
         raise TypeError("a Secret cannot be pickled")
 
 
-def register_secret(value: str) -> None:
-    """Remember a secret value so that :func:`redact` removes it from text."""
+def register_secret(value: str, min_length: int = MIN_SECRET_LENGTH) -> None:
+    """Remember a secret value so that :func:`redact` removes it from text (values shorter than
+    ``min_length`` are not: scrubbing them would mangle ordinary words)."""
     global _PATTERN
-    if not value or len(value) < MIN_SECRET_LENGTH:
+    if not value or len(value) < max(min_length, MIN_SECRET_LENGTH):
         return
     with _LOCK:
         if value in _REGISTERED:
@@ -73,15 +82,59 @@ def redact(text: str) -> str:
     pattern = _PATTERN
     if pattern is not None:
         text = pattern.sub("[REDACTED]", text)
-    return _GENERIC.sub(lambda m: (m.group(1) or "") + "[REDACTED]", text)
+    return _GENERIC.sub(lambda m: (m.group(1) or m.group(2) or m.group(3) or "") + "[REDACTED]",
+                        text)
 
 
-SENSITIVE_HEADER = re.compile(r"(?i)authorization|api[-_]?key|token|secret|cookie|password")
+SENSITIVE_HEADER = re.compile(
+    r"(?i)auth|key|token|secret|cookie|passw|session|signature|credential")
 
 
 def redact_headers(headers: dict[str, str]) -> dict[str, str]:
     """A copy of ``headers`` with credential-looking values replaced."""
     return {k: ("[REDACTED]" if SENSITIVE_HEADER.search(k) else redact(v)) for k, v in headers.items()}
+
+
+def redact_data(value: Any) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with :func:`redact` applied to every string,
+    e.g. a parsed reply whose explanation echoes a key."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v) for v in value]
+    return value
+
+
+def url_credentials(url: str) -> tuple[str, Secret | None]:
+    """``url`` without its ``user:password@`` part, and the matching ``Basic`` Authorization
+    value (registered as a secret, as are the password and ``user:password``).
+
+    >>> url_credentials("http://me:pa55word@host:8000/v1")[0]
+    'http://host:8000/v1'
+    """
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    register_secret(password, CONFIG_SECRET_MIN_LENGTH)
+    register_secret(f"{user}:{password}")
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    bare = parts._replace(netloc=parts.netloc.rsplit("@", 1)[1])
+    return urlunsplit(bare), Secret("Basic " + token)
+
+
+def register_config_secrets(api_key: str | None, headers: dict[str, str], base_url: str) -> None:
+    """Register every secret a judge config holds: its key, credential-looking header values
+    and a password in its URL, so that nothing written later can contain them."""
+    if api_key:
+        register_secret(api_key)
+    for name, value in headers.items():
+        if SENSITIVE_HEADER.search(name):
+            register_secret(value, CONFIG_SECRET_MIN_LENGTH)
+            register_secret(value.split(" ", 1)[-1], CONFIG_SECRET_MIN_LENGTH)  # "Bearer KEY" too
+    url_credentials(base_url)
 
 
 class RedactingFilter(logging.Filter):

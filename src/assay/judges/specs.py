@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from assay.errors import ConfigError, InputError, Issue
 from assay.judges.config import JudgeConfig
-from assay.judges.secrets import Secret
+from assay.judges.secrets import Secret, redact
 
 
 @dataclass(frozen=True)
@@ -64,22 +64,24 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
     provider, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise ConfigError(
-            f"judge spec {spec!r}: expected PROVIDER:MODEL[@URL] (providers: {', '.join(PRESETS)})"
+            f"judge spec {redact(spec)!r}: expected PROVIDER:MODEL[@URL] (providers: {', '.join(PRESETS)})"
             " or the name of a [judges.NAME] table in assay.toml"
         )
     preset = PRESETS.get(provider.lower())
     if preset is None:
         raise ConfigError(
-            f"judge spec {spec!r}: unknown provider {provider!r}; known: {', '.join(PRESETS)}"
+            f"judge spec {redact(spec)!r}: unknown provider {provider!r}; known: {', '.join(PRESETS)}"
         )
     model, base_url = rest, preset.base_url
     parts = _URL_SPLIT.split(rest, maxsplit=1)
     if len(parts) == 2:
         model, base_url = parts
+    if base_url is None:  # e.g. a [judges.X] table: spec = "openai-compatible:M", base_url = ...
+        base_url = overrides.get("base_url")
     if base_url is None and provider.lower() == "azure" and os.environ.get("AZURE_OPENAI_ENDPOINT"):
         base_url = os.environ["AZURE_OPENAI_ENDPOINT"].rstrip("/") + "/openai/v1"
     if base_url is None:
-        raise ConfigError(f"judge spec {spec!r}: no base URL; {preset.note}")
+        raise ConfigError(f"judge spec {redact(spec)!r}: no base URL; {preset.note}")
     fields: dict[str, Any] = {
         "spec": spec,
         "provider": provider.lower(),
@@ -95,7 +97,7 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
     try:
         return JudgeConfig(**fields)
     except ValidationError as exc:
-        raise ConfigError(f"judge spec {spec!r}: {_first_error(exc)}") from None
+        raise ConfigError(f"judge spec {redact(spec)!r}: {_first_error(exc)}") from None
 
 
 def resolve_api_key(config: JudgeConfig) -> Secret | None:
@@ -129,6 +131,17 @@ def load_judge_configs(path: str | Path = DEFAULT_CONFIG_FILE) -> dict[str, Judg
         temperature = 0.0
         limits = { max_in_flight = 32, rpm = 600 }
     """
+    configs, problems = load_judge_tables(path)
+    issues = [issue for table_issues in problems.values() for issue in table_issues]
+    if issues:
+        raise InputError(issues)
+    return configs
+
+
+def load_judge_tables(path: str | Path = DEFAULT_CONFIG_FILE
+                      ) -> tuple[dict[str, JudgeConfig], dict[str, list[Issue]]]:
+    """Like :func:`load_judge_configs`, but a bad table does not spoil the others: returns
+    (the good configs by name, the problems of each bad table by name)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -139,22 +152,23 @@ def load_judge_configs(path: str | Path = DEFAULT_CONFIG_FILE) -> dict[str, Judg
     except tomllib.TOMLDecodeError as exc:
         raise InputError(Issue(str(path), None, None, f"invalid TOML: {exc}")) from None
     tables = document.get("judges", {})
-    issues: list[Issue] = []
+    if not isinstance(tables, dict):
+        raise InputError(Issue(str(path), _line_of(text, "judges"), "judges",
+                               "expected [judges.NAME] tables"))
+    problems: dict[str, list[Issue]] = {}
     configs: dict[str, JudgeConfig] = {}
     for name, table in tables.items():
         line = _line_of(text, f"[judges.{name}]")
-        if not isinstance(table, dict) or "spec" not in table:
-            issues.append(Issue(str(path), line, f"judges.{name}.spec", "missing judge spec"))
+        if not isinstance(table, dict) or not isinstance(table.get("spec"), str):
+            problems[name] = [Issue(str(path), line, f"judges.{name}.spec", "missing judge spec")]
             continue
         fields = {k: v for k, v in table.items() if k != "spec"}
         fields.setdefault("id", name)
         try:
             configs[name] = parse_spec(table["spec"], **fields)
         except ConfigError as exc:
-            issues.append(Issue(str(path), line, f"judges.{name}", str(exc)))
-    if issues:
-        raise InputError(issues)
-    return configs
+            problems[name] = [Issue(str(path), line, f"judges.{name}", str(exc))]
+    return configs, problems
 
 
 def config_from(spec_or_config: str | JudgeConfig, config_file: str | Path | None = None) -> JudgeConfig:
@@ -169,7 +183,9 @@ def config_from(spec_or_config: str | JudgeConfig, config_file: str | Path | Non
         raise ConfigError(
             f"judge {spec!r}: not a PROVIDER:MODEL spec and no {path} to look it up in"
         )
-    configs = load_judge_configs(path)
+    configs, problems = load_judge_tables(path)
+    if spec in problems:  # only the judge asked for has to be right; the others may wait
+        raise InputError(problems[spec])
     if spec not in configs:
         known = ", ".join(configs) or "none"
         raise ConfigError(f"judge {spec!r}: no [judges.{spec}] in {path} (defined: {known})")

@@ -71,15 +71,19 @@ class Transport:
             self._loop = loop
         return self._session
 
-    async def post_json(self, path: str, body: dict[str, Any]) -> HttpResult | Failure:
+    async def post_json(self, path: str, body: dict[str, Any],
+                        timeout_s: float | None = None) -> HttpResult | Failure:
         """POST ``body`` as JSON; an :class:`HttpResult` for any HTTP status, a Failure if none."""
         session = self._open()
+        timeout = aiohttp.ClientTimeout(total=timeout_s) if timeout_s is not None else None
         try:
-            async with session.post(self.base_url + path, data=orjson.dumps(body)) as response:
+            async with session.post(self.base_url + path, data=orjson.dumps(body),
+                                    **({"timeout": timeout} if timeout else {})) as response:
                 payload = await response.read()
                 return HttpResult(response.status, dict(response.headers), payload)
         except TimeoutError:
-            return Failure(FailureKind.TIMEOUT, f"no reply within {self._timeout.total:g} s")
+            total = timeout_s if timeout_s is not None else self._timeout.total
+            return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s")
         except aiohttp.ClientError as exc:
             return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
         except OSError as exc:

@@ -185,14 +185,19 @@ def agreement(
     criteria: CriteriaLookup | None = None,
     *,
     score_items: Callable[[Iterable[Verdict]], Mapping[str, float | None]] | None = None,
+    seed: int = 0,
+    n_resamples: int = 1000,
 ) -> list[AgreementReport]:
     """Agreement of each judge in ``verdicts`` with the human ``labels``, one report per judge.
 
     ``criteria`` maps (item_id, criterion_id) to a :class:`~assay.metrics.labels.CriterionInfo`
     (see :func:`assay.metrics.sources.criteria_lookup`); without it, kinds are inferred.
     ``score_items`` (e.g. a partial of :func:`assay.metrics.scores.item_scores`) adds
-    score-level agreement, with the human labels' majority as the reference scores.
+    score-level agreement, with the human labels' majority as the reference scores. κ, F1,
+    accuracy and the score-level figures carry seeded bootstrap CIs over items
+    (:mod:`assay.metrics.agreement_ci`; ``n_resamples=0`` for none).
     """
+    from assay.metrics.agreement_ci import report_with_cis, scores_with_cis
     from assay.metrics.scores import score_agreement
 
     verdicts, labels = list(verdicts), list(labels)
@@ -202,9 +207,11 @@ def agreement(
     for judge, pairs in aligned.items():
         scores = None
         if score_items is not None and reference is not None:
-            mine = [v for v in verdicts if v.judge == judge]
-            scores = score_agreement(score_items(mine), reference)
-        reports.append(agreement_report(pairs, scores))
+            mine = score_items([v for v in verdicts if v.judge == judge])
+            scores = scores_with_cis(score_agreement(mine, reference), mine, reference,
+                                     seed=seed, n_resamples=n_resamples)
+        reports.append(report_with_cis(agreement_report(pairs, scores), pairs.pairs, seed=seed,
+                                       n_resamples=n_resamples))
     return reports
 
 

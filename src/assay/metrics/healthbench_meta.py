@@ -40,6 +40,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import statistics
 from collections import defaultdict
@@ -51,6 +52,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from assay.errors import InputError, Issue
+from assay.grading.prompts import BARE_RUBRIC_ITEM
 from assay.metrics.results import Metric
 from assay.rubric.criterion import Criterion, derive_criterion_id
 from assay.rubric.item import Item, Role
@@ -272,8 +274,10 @@ def meta_eval_items(rows: Iterable[MetaEvalRow]) -> list[Item]:
     one binary criterion (weight 1) per distinct rubric text, with the rows' own ids.
 
     Grading these items (``assay grade ITEMS --template healthbench``) gives verdicts that
-    :func:`grader_labels_from_verdicts` matches back to the rows. Unlike simple-evals'
-    meta-eval prompt, Assay's HealthBench template shows the criterion as ``[1] text``.
+    :func:`grader_labels_from_verdicts` matches back to the rows, from the very prompt
+    simple-evals' ``healthbench_meta_eval.py`` sends: its conversation rendering and the bare
+    rubric string in ``<<rubric_item>>`` (the criteria carry
+    :data:`~assay.grading.prompts.BARE_RUBRIC_ITEM`, so no ``[1]`` points prefix is shown).
 
     >>> rows = [MetaEvalRow(prompt=[{"role": "user", "content": "hi"}], completion="a",
     ...         rubric=r, binary_labels=[True], anonymized_physician_ids=["p"], category="c")
@@ -287,7 +291,8 @@ def meta_eval_items(rows: Iterable[MetaEvalRow]) -> list[Item]:
         _, criteria = grouped.setdefault(row.item_id, (row, {}))
         if row.criterion_id not in criteria:
             criteria[row.criterion_id] = Criterion(
-                id=row.criterion_id, text=row.rubric, weight=1, tags=[row.category])
+                id=row.criterion_id, text=row.rubric, weight=1, tags=[row.category],
+                metadata=copy.deepcopy(BARE_RUBRIC_ITEM))
     return [
         Item(id=item_id, messages=[{"role": m["role"], "content": m["content"]} for m in first.prompt],
              response=first.completion,

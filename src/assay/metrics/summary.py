@@ -53,17 +53,21 @@ def agreement_summary(
     *,
     formula: str = "autorubric",
     abstention: Any = None,
+    seed: int = 0,
+    n_resamples: int = 1000,
 ) -> AgreementSummary:
     """Per-judge agreement with ``labels`` (criterion, axis, pooled, score level) and, with
     several judges, their inter-judge reliability. Without ``rubrics``, criteria are inferred
-    (binary with weight 1, or nominal) and scores are pass rates.
+    (binary with weight 1, or nominal) and scores are pass rates. CIs: a seeded bootstrap over
+    items (``seed``, ``n_resamples``; see :mod:`assay.metrics.agreement_ci`).
     """
     known = _rubrics(rubrics, verdicts, labels)
     item_ids = {v.item_id for v in [*verdicts, *labels]}
     criteria_by_item = known.criteria_by_item(item_ids)
     score = partial(item_scores, criteria_by_item, formula=formula, abstention=abstention)
     lookup = known.lookup([*verdicts, *labels]) if rubrics is not None else {}
-    reports = agreement(verdicts, labels, lookup, score_items=score)
+    reports = agreement(verdicts, labels, lookup, score_items=score, seed=seed,
+                        n_resamples=n_resamples)
     judges = by_judge(verdicts)
     reliability = None
     if len(judges) > 1:

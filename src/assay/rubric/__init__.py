@@ -7,15 +7,17 @@ from assay.rubric.criterion import (
     Option,
     Provenance,
     derive_criterion_id,
+    positional_criterion_ids,
 )
 from assay.rubric.item import Item, Message, Passage
-from assay.rubric.rubric import Rubric
+from assay.rubric.rubric import DuplicatePair, Rubric
 from assay.rubric.taxonomy import Taxonomy, TaxonomyNode
 
 __all__ = [
     "Criterion",
     "CriterionExample",
     "CriterionKind",
+    "DuplicatePair",
     "Item",
     "Message",
     "Option",
@@ -25,4 +27,5 @@ __all__ = [
     "Taxonomy",
     "TaxonomyNode",
     "derive_criterion_id",
+    "positional_criterion_ids",
 ]

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import math
 from enum import StrEnum
 from typing import Any
 
@@ -96,6 +97,27 @@ def derive_criterion_id(text: str) -> str:
     return "c-" + hashlib.sha256(normalised.encode()).hexdigest()[:12]
 
 
+def positional_criterion_ids(texts: list[str]) -> list[str]:
+    """The ids criteria with these texts (in this order) get when no id is given.
+
+    The first criterion with a given text keeps :func:`derive_criterion_id`; the k-th repeat of
+    it (the same text, or one differing only in case and spacing) gets ``-k`` appended, so real
+    HealthBench rubrics that state a criterion twice keep both copies, each with a stable id.
+    Renumbering only happens when a copy of that same text is added or removed before it.
+
+    >>> a, b, c = positional_criterion_ids(["Advises rest.", "Hydrates.", "advises  REST."])
+    >>> c == a + "-2" and b != a
+    True
+    """
+    seen: dict[str, int] = {}
+    ids = []
+    for text in texts:
+        base = derive_criterion_id(text)
+        seen[base] = seen.get(base, 0) + 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return ids
+
+
 class Criterion(BaseModel):
     """A single requirement of a rubric. See the module docstring for an example."""
 
@@ -142,6 +164,8 @@ class Criterion(BaseModel):
     def _check_shape(self) -> Criterion:
         if not self.id:
             self.id = derive_criterion_id(self.text)
+        if not math.isfinite(self.weight):
+            raise _error("weight", f"weight is {self.weight}: expected a finite number")
         if self.weight == 0:
             raise _error("weight", "weight is 0: a criterion must count for or against the answer")
         if self.kind is CriterionKind.BINARY:

@@ -2,8 +2,9 @@
 
 ``messages`` hold the conversation that led to the response; a single ``prompt`` string is
 accepted as shorthand for one user message. ``context`` holds retrieved passages (RAG), and
-``reference`` an ideal answer. ``rubric`` is set when the item carries its own rubric, as every
-HealthBench example does.
+``reference`` an ideal answer, ``health_memory`` the user's own health data (see
+:mod:`assay.rubric.health_memory`). ``rubric`` is set when the item carries its own rubric, as
+every HealthBench example does.
 
 Example:
     >>> item = Item(id="q1", prompt="I was stung by a bee. What now?", response="Scrape it out.")
@@ -17,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from assay.rubric.health_memory import HealthMemory
 from assay.rubric.rubric import Rubric
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
@@ -51,6 +53,8 @@ class Item(BaseModel):
     rubric: Rubric | None = None
     tags: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    health_memory: HealthMemory | None = Field(
+        default=None, description="The user's profile, conditions, medications, labs, wearables.")
 
     @model_validator(mode="before")
     @classmethod

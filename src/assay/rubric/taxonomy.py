@@ -115,7 +115,10 @@ class Taxonomy(BaseModel):
         unknown = [cid for cid in chosen if cid not in leaves]
         if unknown:
             raise KeyError(f"taxonomy {self.id!r} has no leaves {unknown}")
+        # A penalty leaf (negative weight) keeps its sign: its polarity, not its size, is authored.
         criteria = [
-            leaves[cid].model_copy(update={"weight": weights[cid]}) for cid in chosen
+            leaves[cid].model_copy(update={"weight": weights[cid] * (-1 if leaves[cid].weight < 0
+                                                                      else 1)})
+            for cid in chosen
         ]
         return Rubric(id=f"{self.id}:{len(criteria)}-leaves", criteria=criteria)

@@ -12,7 +12,7 @@ budget continues where it stopped.
 from __future__ import annotations
 
 import asyncio
-import logging
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -20,11 +20,15 @@ from typing import Any, Protocol
 from assay.errors import Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
+from assay.judges.secrets import get_logger
+from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.rubric import Item, Rubric
 from assay.runs.store import CallRecord, RunStore
 from assay.verdict import Verdict
 
-log = logging.getLogger("assay.runs")
+log = get_logger("assay.runs")  # scrubs secrets from every record
+# What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
+STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
 
 
 class Progress(Protocol):
@@ -52,11 +56,13 @@ class JudgeSlot:
 
 @dataclass
 class EngineOutcome:
-    status: str = "complete"  # complete | budget | interrupted
+    status: str = "complete"  # complete | budget | interrupted | error (the store failed)
     calls_made: int = 0
     items_seen: int = 0
     items_skipped: int = 0
     issues: list[Issue] = field(default_factory=list)
+    store_error: BaseException | None = None  # the first failed write (e.g. disk full)
+    unsaved_calls: int = 0  # calls that ended after it and could not be saved
 
 
 class Engine:
@@ -80,6 +86,8 @@ class Engine:
         self.progress = progress or _NoProgress()
         self._pending: dict[str, int] = {}
         self._stop: str | None = None
+        self._store_error: BaseException | None = None
+        self._unsaved = 0
 
     async def run(self, items: Iterable[Item]) -> EngineOutcome:
         from assay.judges.types import FailureKind  # noqa: F401  (import early: fail fast)
@@ -92,7 +100,11 @@ class Engine:
                 if self._stop:
                     break
                 outcome.items_seen += 1
-                todo = self._plan(item, outcome)
+                try:
+                    todo = self._plan(item, outcome)
+                except STORE_WRITE_ERRORS as exc:
+                    self._store_failed(exc)
+                    break
                 for call in todo:
                     await window.acquire()
                     if self._stop:
@@ -111,7 +123,15 @@ class Engine:
             raise
         if self._stop:
             outcome.status = self._stop
+        outcome.store_error, outcome.unsaved_calls = self._store_error, self._unsaved
         return outcome
+
+    def _store_failed(self, error: BaseException) -> None:
+        """The first failed write stops the run (one error, not one per call in flight)."""
+        if self._store_error is None:
+            self._store_error = error
+            log.debug("run store write failed: %s", error)
+        self._stop = "error"
 
     def _plan(self, item: Item, outcome: EngineOutcome) -> list[PlannedCall]:
         rubric = item.rubric or self.rubric
@@ -124,12 +144,24 @@ class Engine:
             outcome.issues.append(Issue(None, None, f"item[{item.id}].response",
                                         "no response to grade"))
             return []
+        if len(item.response) > MAX_RESPONSE_CHARS:  # never send a 50 MB answer to a judge
+            outcome.issues.append(Issue(None, None, f"item[{item.id}].response",
+                                        f"{len(item.response):,} characters, over the limit of "
+                                        f"{MAX_RESPONSE_CHARS:,}: not sent to a judge"))
+            return []
         state = self.store.item_state(item.id)
         if state is not None and state[0]:
             outcome.items_skipped += 1
             self.progress.item_skipped()
             return []
         calls = [c for slot in self.judges for c in self.grader.plan(item, rubric, slot)]
+        longest = max((sum(len(str(m.get("content", ""))) for m in c.messages) for c in calls),
+                      default=0)
+        if longest > MAX_PROMPT_CHARS:
+            outcome.issues.append(Issue(None, None, f"item[{item.id}]",
+                                        f"a judge prompt of {longest:,} characters, over the "
+                                        f"limit of {MAX_PROMPT_CHARS:,}: not sent to a judge"))
+            return []
         finished = state[1] if state is not None else set()
         if state is None:
             self.store.register_item(item, rubric, len(calls))
@@ -148,7 +180,8 @@ class Engine:
         try:
             slot = self.judges[call.judge]
             request = JudgeRequest(messages=call.messages, schema=call.schema,
-                                   schema_name="verdicts" if call.per_item else "verdict",
+                                   schema_name=call.schema_name
+                                   or ("verdicts" if call.per_item else "verdict"),
                                    template_version=call.template_version)
             try:
                 reply = await slot.judge.ask(request)
@@ -185,7 +218,15 @@ class Engine:
             cached=bool(reply.cached) if reply is not None else False,
             attempts=reply.attempts if reply is not None else 0,
             verdicts=verdicts, errors=errors)
-        self.store.record_call(record, item_done=left == 0)
+        if self._store_error is not None:
+            self._unsaved += 1
+            return
+        try:
+            self.store.record_call(record, item_done=left == 0)
+        except STORE_WRITE_ERRORS as exc:
+            self._store_failed(exc)
+            self._unsaved += 1
+            return
         self.progress.call_done(cached=record.cached, errors=len(errors),
                                 cost_usd=record.cost_usd)
         if left == 0:

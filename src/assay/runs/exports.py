@@ -1,5 +1,7 @@
 """Exports of a run: verdict JSONL (what ``assay score`` reads), CSV, Parquet, DataFrame.
 
+CSV cells that a spreadsheet would run as a formula are neutralised (:func:`csv_safe`).
+
 Two granularities: the final verdicts (one row per item × criterion, after aggregating the
 judges) and the votes (one row per item × criterion × judge). The JSONL lines are
 :class:`~assay.verdict.Verdict` objects, so an exported file scores the same with
@@ -72,6 +74,28 @@ def verdict_frame(run: str | Path | RunStore, scoring: Scoring | None = None, *,
             store.close()
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(frame):
+    r"""A copy of ``frame`` whose text cells cannot run as spreadsheet formulas: a cell starting
+    with ``= + - @``, tab or CR gets a leading ``'`` (OWASP's advice against CSV injection).
+    Numbers are left alone, so a weight of -3 stays a number.
+
+    >>> import pandas as pd
+    >>> csv_safe(pd.DataFrame({"t": ['=HYPERLINK("http://x")', "fine"], "w": [-3, 1]})).t.tolist()
+    ['\'=HYPERLINK("http://x")', 'fine']
+    """
+    import pandas as pd
+
+    out = frame.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column].map(
+                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_PREFIXES) else v)
+    return out
+
+
 def export(run: str | Path | RunStore, path: str | Path, *, votes: bool = False,
            scoring: Scoring | None = None) -> int:
     """Write the run's verdicts to ``path``; the format comes from the extension. Returns rows."""
@@ -94,7 +118,7 @@ def export(run: str | Path | RunStore, path: str | Path, *, votes: bool = False,
             return n
         frame = verdict_frame(store, scoring, votes=votes)
         if fmt == "csv":
-            frame.to_csv(path, index=False)
+            csv_safe(frame).to_csv(path, index=False)
         else:
             frame.to_parquet(path, index=False)
         return len(frame)

@@ -77,7 +77,7 @@ class QuietProgress:
 
 
 def summary_tables(scores: RunScores, totals: Totals, *, status: str = "complete",
-                   run_dir: str | None = None) -> list[Any]:
+                   run_dir: str | None = None, items_in_input: int | None = None) -> list[Any]:
     """Rich renderables: the score table, the breakdowns, and the cost/tokens/errors table."""
     from rich.table import Table
 
@@ -93,7 +93,7 @@ def summary_tables(scores: RunScores, totals: Totals, *, status: str = "complete
         main.add_row(label, f"[{scores.ci[0]:.4f}, {scores.ci[1]:.4f}]")
     if scores.bootstrap_std is not None:
         main.add_row("bootstrap std", f"{scores.bootstrap_std:.4f}")
-    main.add_row("items scored", f"{scores.n_scored} / {totals.items}")
+    main.add_row("items scored", f"{scores.n_scored} / {items_in_input or totals.items}")
     if scores.mean_agreement is not None:
         main.add_row("mean judge agreement", f"{scores.mean_agreement:.3f}")
     main.add_row("aggregation · abstention", f"{s['aggregation']} · {s['abstention']}")

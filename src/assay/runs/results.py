@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from assay.errors import InputError, Issue
 from assay.grading.aggregate import Aggregated, Aggregation, Vote, aggregate
 from assay.rubric import Criterion, Item, Rubric
 from assay.runs.store import RunStore
@@ -27,6 +28,8 @@ from assay.score_table import ScoreTable, ScoreTableBuilder, mean_with_ci
 from assay.scoring import (
     Abstention,
     HealthBenchReport,
+    LengthPenalty,
+    RewardNormalization,
     score_rubric,
 )
 
@@ -40,6 +43,9 @@ class Scoring:
     formula: str = "autorubric"
     judge_weights: Mapping[str, float] = field(default_factory=dict)
     seed: int = 0
+    reward_normalization: RewardNormalization = "minmax"
+    length_penalty: LengthPenalty | None = None
+    judges: tuple[str, ...] | None = None  # only these judges' votes (None: every judge)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], **overrides: Any) -> Scoring:
@@ -57,8 +63,15 @@ class Scoring:
 
     def describe(self) -> dict[str, str]:
         a = self.abstention
-        return {"aggregation": str(self.aggregation), "formula": self.formula,
-                "abstention": a.strategy.value + (f":{a.partial_credit:g}" if a.strategy.value == "partial" else "")}
+        described = {"aggregation": str(self.aggregation), "formula": self.formula,
+                     "abstention": a.strategy.value + (f":{a.partial_credit:g}" if a.strategy.value == "partial" else "")}
+        if self.formula == "reward":
+            described["reward_normalization"] = self.reward_normalization
+        if self.length_penalty is not None:
+            described["length_penalty"] = str(self.length_penalty)
+        if self.judges is not None:
+            described["judges"] = ",".join(self.judges)
+        return described
 
 
 def _abstention(value: Abstention | str) -> Abstention:
@@ -144,6 +157,8 @@ def iter_final_verdicts(
             item_votes, pending = pending[1], next(votes, None)
         by_criterion: dict[str, list[Vote]] = defaultdict(list)
         for v in item_votes:
+            if scoring.judges is not None and v.judge not in scoring.judges:
+                continue
             by_criterion[v.criterion_id].append(Vote(v.judge, v, scoring.judge_weights.get(v.judge, 1.0)))
         finals = {c.id: aggregate(c, by_criterion.get(c.id, []), scoring.aggregation)
                   for c in rubric.criteria}
@@ -152,7 +167,9 @@ def iter_final_verdicts(
 
 def score_run(store: RunStore, scoring: Scoring) -> RunScores:
     """Score every finished item of a run with the scoring core, one item at a time."""
-    builder = ScoreTableBuilder(scoring.formula, scoring.abstention, seed=scoring.seed)
+    builder = ScoreTableBuilder(scoring.formula, scoring.abstention, seed=scoring.seed,
+                                length_penalty=scoring.length_penalty,
+                                reward_normalization=scoring.reward_normalization)
     axis_values: dict[str, list[float]] = defaultdict(list)
     theme_values: dict[str, list[float]] = defaultdict(list)
     agreement_sum, agreement_n = 0.0, 0
@@ -170,7 +187,8 @@ def score_run(store: RunStore, scoring: Scoring) -> RunScores:
                 theme_values[tag.removeprefix("theme:")].append(result.score)
         for axis, subset in _by_axis(rubric).items():
             sub = score_rubric(subset, verdicts, formula=scoring.formula,
-                               abstention=scoring.abstention).score
+                               abstention=scoring.abstention,
+                               reward_normalization=scoring.reward_normalization).score
             if sub is not None:
                 axis_values[axis].append(sub)
     table = builder.build()
@@ -202,17 +220,23 @@ def rescore(
     abstention: str | Abstention | None = None,
     formula: str | None = None,
     seed: int | None = None,
+    reward_normalization: RewardNormalization | None = None,
+    length_penalty: LengthPenalty | None = None,
+    judge: str | None = None,
 ) -> ScoreTable:
     """Rescore a stored run with other settings; makes no model call.
 
     ``aggregate`` like ``"majority"`` or ``"any,ordinal=median"``; ``abstention`` like ``"skip"``
-    or ``"partial:0.3"``; ``formula`` one of the scoring core's formulas. Omitted settings keep
-    the run's own; ``seed`` seeds the bootstrap (default: the run's master seed). Returns the
-    scoring core's :class:`~assay.score_table.ScoreTable`; :func:`rescore_run` gives the full
-    :class:`RunScores` with breakdowns.
+    or ``"partial:0.3"``; ``formula`` one of the scoring core's formulas;
+    ``reward_normalization`` for ``formula="reward"``; ``length_penalty`` applied to the run's
+    stored responses; ``judge`` keeps only that judge's votes (an id the run does not have is an
+    error). Omitted settings keep the run's own; ``seed`` seeds the bootstrap (default: the
+    run's master seed). Returns the scoring core's :class:`~assay.score_table.ScoreTable`;
+    :func:`rescore_run` gives the full :class:`RunScores` with breakdowns.
     """
     return rescore_run(run, aggregate=aggregate, abstention=abstention, formula=formula,
-                       seed=seed).table
+                       seed=seed, reward_normalization=reward_normalization,
+                       length_penalty=length_penalty, judge=judge).table
 
 
 def rescore_run(
@@ -222,18 +246,59 @@ def rescore_run(
     abstention: str | Abstention | None = None,
     formula: str | None = None,
     seed: int | None = None,
+    reward_normalization: RewardNormalization | None = None,
+    length_penalty: LengthPenalty | None = None,
+    judge: str | None = None,
 ) -> RunScores:
     """Like :func:`rescore`, returning :class:`RunScores` (axes, themes, agreement)."""
     store = RunStore.open(run)
     try:
-        scoring = Scoring.from_config(store.config(), aggregate=aggregate, formula=formula)
-        changes = {}
-        if abstention is not None:
-            changes["abstention"] = _abstention(abstention)
-        if seed is not None:
-            changes["seed"] = seed
-        if changes:
-            scoring = replace(scoring, **changes)
-        return score_run(store, scoring)
+        return score_run(store, run_scoring(
+            store.config(), source=str(run), aggregate=aggregate, abstention=abstention,
+            formula=formula, seed=seed, reward_normalization=reward_normalization,
+            length_penalty=length_penalty, judge=judge))
     finally:
         store.close()
+
+
+def run_scoring(
+    config: Mapping[str, Any],
+    *,
+    source: str | None = None,
+    aggregate: str | None = None,
+    abstention: str | Abstention | None = None,
+    formula: str | None = None,
+    seed: int | None = None,
+    reward_normalization: RewardNormalization | None = None,
+    length_penalty: LengthPenalty | None = None,
+    judge: str | None = None,
+) -> Scoring:
+    """The :class:`Scoring` of a run's ``config`` with the given settings changed; a setting
+    that cannot apply (an unknown judge, a normalisation without the reward formula) is an
+    :class:`~assay.errors.InputError` rather than being ignored."""
+    scoring = Scoring.from_config(config, aggregate=aggregate, formula=formula)
+    changes: dict[str, Any] = {}
+    if abstention is not None:
+        changes["abstention"] = _abstention(abstention)
+    if seed is not None:
+        changes["seed"] = seed
+    if reward_normalization is not None:
+        if scoring.formula != "reward":
+            raise InputError(Issue(None, None, "--reward-normalization",
+                                   f"applies to the reward formula only; this run scores with "
+                                   f"{scoring.formula!r} (add --formula reward)"))
+        if reward_normalization not in ("minmax", "positive", "count", "none"):
+            raise InputError(Issue(None, None, "--reward-normalization",
+                                   f"unknown normalization {reward_normalization!r} "
+                                   "(known: minmax, positive, count, none)"))
+        changes["reward_normalization"] = reward_normalization
+    if length_penalty is not None:
+        changes["length_penalty"] = length_penalty
+    if judge is not None:
+        known = [j["id"] for j in config.get("judges", [])]
+        if judge not in known:
+            raise InputError(Issue(source, None, "--judge",
+                                   f"the run has no judge {judge!r} (its judges: "
+                                   f"{', '.join(known) or 'none'})"))
+        changes["judges"] = (judge,)
+    return replace(scoring, **changes) if changes else scoring

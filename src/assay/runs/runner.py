@@ -1,5 +1,10 @@
 """One grading run from start to finish: config, store, judges, engine, manifest, scores.
 
+A run ends with one status: ``complete`` (every item of the input has all its verdicts),
+``incomplete`` (some calls failed or some items were skipped: resume to retry the calls),
+``budget`` (stopped at ``--budget``), ``error`` (the store could not be written, e.g. the disk
+is full: every call saved before is kept and the run resumes) or ``interrupted``.
+
 :func:`arun` is what ``assay grade`` and :func:`assay.grade` call. A new run gets a directory
 (``run.sqlite`` + ``manifest.json``); ``resume=RUN`` reopens one, rebuilds everything from its
 stored config (or checks that the config given now is the same, refusing with the list of
@@ -16,18 +21,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.errors import AssayError, ConfigError
 from assay.grading.aggregate import Aggregation
 from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
 from assay.grading.grader import Grader, GradingConfig
 from assay.rubric import Rubric
-from assay.runs.engine import Engine, EngineOutcome, JudgeSlot
+from assay.runs.engine import STORE_WRITE_ERRORS, Engine, EngineOutcome, JudgeSlot
+from assay.runs.labels import store_labels
+from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.progress import QuietProgress, RichProgress
 from assay.runs.results import RunScores, Scoring, score_run
 from assay.runs.sources import ItemSource, file_sha256
 from assay.runs.store import RunStore, Totals, rubric_hash
-from assay.scoring import Abstention
+from assay.runs.store_errors import unwritable
 
 
 @dataclass
@@ -67,6 +74,8 @@ class RunReport:
     outcome: EngineOutcome
     issues: list = field(default_factory=list)
     skipped_without_response: int = 0
+    items_in_input: int | None = None  # the input's items (the store holds the ones reached)
+    missing: tuple[int, int, str | None] = (0, 0, None)  # see RunStore.missing
 
 
 def _judge_configs(options: RunOptions) -> list[Any]:
@@ -99,8 +108,8 @@ def _grading_config(options: RunOptions) -> GradingConfig:
 
 
 def _judge_entry(config: Any, weight: float) -> dict[str, Any]:
-    settings = config.model_dump(mode="json", exclude={"api_key"})
-    return {"id": config.judge_id, "weight": weight, "spec": config.spec, "settings": settings}
+    settings = config.public_settings()  # never a key, a secret header or a URL password
+    return {"id": config.judge_id, "weight": weight, "spec": settings["spec"], "settings": settings}
 
 
 def build_config(source: ItemSource, options: RunOptions, judge_configs: list[Any],
@@ -168,7 +177,6 @@ def sources_of(source: ItemSource, options: RunOptions, judge_configs: list[Any]
 def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[ItemSource, RunOptions]:
     """The item source and options of a stored run (for ``--resume RUN`` alone)."""
 
-    from assay.judges.config import JudgeConfig
     from assay.runs.sources import read_responses
 
     store = RunStore.open(run)
@@ -183,8 +191,9 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
     source = ItemSource(path=Path(sources["items"]), responses=responses, ideal=sources["ideal"])
     source.responses_path = sources.get("responses_path")
     few = sources.get("few_shot")
+    config_file = operational.judge_config_file if operational is not None else None
     options = RunOptions(
-        judges=[JudgeConfig(**settings) for settings in sources["judges"]],
+        judges=[_restored_judge(settings, config_file, run) for settings in sources["judges"]],
         weights=sources.get("weights"),
         rubric=Rubric.model_validate(sources["rubric"]) if sources.get("rubric") else None,
         rubric_path=sources.get("rubric_path"), mode=sources["mode"],
@@ -198,6 +207,28 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
     return source, options
 
 
+def _restored_judge(settings: dict[str, Any], config_file: str | None, run: str | Path) -> Any:
+    """A stored judge's config. Secrets are not stored: a judge that had one (a key in its
+    headers, a password in its URL) is read again from its [judges.NAME] table."""
+    from assay.judges.config import JudgeConfig
+    from assay.judges.specs import config_from
+
+    if "[REDACTED]" not in json.dumps(settings):
+        return JudgeConfig(**settings)
+    name = settings.get("id") or ""
+    try:
+        config = config_from(name, config_file)
+    except AssayError:
+        config = None
+    endpoint = ("spec", "model", "base_url", "wire", "headers", "auth")
+    if config is None or any(config.public_settings().get(k) != settings.get(k) for k in endpoint):
+        raise ConfigError(
+            f"{run}: judge {name!r} had secrets (a key in its headers or a password in its URL) "
+            "that are never stored with a run; resume with the original command and --resume "
+            f"{run}, or from an assay.toml whose [judges.{name}] table has the same settings")
+    return config
+
+
 def _new_run_dir(options: RunOptions) -> Path:
     if options.run_dir:
         return Path(options.run_dir)
@@ -207,11 +238,17 @@ def _new_run_dir(options: RunOptions) -> Path:
 
 async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | None = None,
                console: Any = None, progress: Any = None) -> RunReport:
-    """Grade ``source`` with ``options`` (or continue the run ``resume``); see the module doc."""
+    """Grade ``source`` with ``options`` (or continue the run ``resume``); see the module doc.
+
+    Everything that can be checked is checked before the run directory is made: settings,
+    output paths, rubrics, the judges' endpoints (one real request each). Then the run
+    directory is locked (one writer per run) for as long as the run goes on.
+    """
     from assay.judges import check_judges, make_judge
     from assay.judges.budget import Budget
+    from assay.runs.checks import check_options, check_rubrics
 
-    Abstention.parse(options.abstention)  # fail before any work on a bad setting
+    check_options(options)  # fail before any work on a bad setting
     judge_configs = _judge_configs(options)
     grading = _grading_config(options)
     pools, pools_digest = _pools(options)
@@ -226,6 +263,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
                 + "\n  ".join(changes)
                 + "\n(resume with the original settings, or start a new run; to rescore stored "
                   "votes differently use `assay score RUN --aggregate ... --abstain ...`)")
+    else:
+        check_rubrics(source, options.rubric)
     budget = Budget(options.budget_usd) if options.budget_usd is not None else None
     cache = None
     if options.cache_path:
@@ -234,21 +273,38 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         cache = ResponseCache(options.cache_path)
     weights = [j["weight"] for j in config["judges"]]
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
-    try:  # an unreachable endpoint or a refused key fails here, before any work starts
+    lock = None
+    try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
         await check_judges(judges)
+        run_dir = Path(resume).parent if resume is not None and Path(resume).is_file() else (
+            Path(resume) if resume is not None else _new_run_dir(options))
+        lock = RunLock(run_dir).acquire()
+        if resume is not None:
+            store = RunStore.open(run_dir)
+        else:
+            store = RunStore.create(run_dir / "run.sqlite", config)
+            store.set_meta("sources", sources_of(source, options, judge_configs))
     except BaseException:
         for judge in judges:
             await judge.aclose()
         if cache is not None:
             cache.close()
+        if lock is not None:
+            lock.release()
         raise
-    if resume is not None:
-        store = RunStore.open(resume)
-    else:
-        run_dir = _new_run_dir(options)
-        store = RunStore.create(run_dir / "run.sqlite", config)
-        store.set_meta("sources", sources_of(source, options, judge_configs))
+    try:
+        return await _grade(store, source, options, config, judge_configs, judges, weights,
+                            pools, grading, console, progress, cache)
+    finally:
+        lock.release()
+
+
+async def _grade(store: RunStore, source: ItemSource, options: RunOptions, config: dict[str, Any],
+                 judge_configs: list[Any], judges: list[Any], weights: list[float],
+                 pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
+                 progress: Any, cache: Any) -> RunReport:
     run_dir = Path(store.path).parent
+    store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
     grader = Grader(grading, example_pools=pools)
@@ -259,20 +315,33 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     started = time.perf_counter()
     status = "interrupted"
     outcome = EngineOutcome()
+    missing: tuple[int, int, str | None] = (0, 0, None)
+    manifest: dict[str, Any] = {}
     try:
         with progress:
             outcome = await engine.run(iter(source))
         status = outcome.status
+        if status != "error":
+            missing = store.missing()
+            if status == "complete" and (missing[0] or outcome.issues):
+                status = "incomplete"  # some verdicts are missing: never report it complete
     finally:
         for judge in judges:
             await judge.aclose()
+        if cache is not None:
+            cache.close()
         sessions.append({"started_at": time.time() - (time.perf_counter() - started),
                          "wall_s": time.perf_counter() - started,
                          "calls_made": outcome.calls_made, "status": status})
-        store.set_meta("sessions", sessions)
-        manifest = write_manifest(store, status=status, sessions=sessions)
-        if cache is not None:
-            cache.close()
+        try:
+            store.set_meta("sessions", sessions)
+            manifest = write_manifest(store, status=status, sessions=sessions)
+        except STORE_WRITE_ERRORS as exc:  # the disk is still full: the store error says it
+            if outcome.store_error is None:
+                outcome.store_error = exc
+    if outcome.store_error is not None:
+        store.close()
+        raise unwritable(store.path, outcome.store_error, outcome.unsaved_calls)
     try:
         scores = score_run(store, Scoring.from_config(config))
         totals = store.totals()
@@ -281,7 +350,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     where = str(source.path) if source.path is not None else None
     item_issues = [replace(i, source=i.source or where) for i in outcome.issues]
     return RunReport(run_dir, status, scores, totals, manifest, outcome,
-                     [*source.issues, *item_issues], source.skipped_without_response)
+                     [*source.issues, *item_issues], source.skipped_without_response,
+                     source.total(), missing)
 
 
 def _sessions(store: RunStore) -> list[dict[str, Any]]:

@@ -11,9 +11,11 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.rubric import Item
+from assay.verdict import Verdict
 
 
 def file_sha256(path: str | Path) -> str:
@@ -70,6 +72,8 @@ class ItemSource:
     ideal: bool = False
     issues: list[Issue] = field(default_factory=list)
     skipped_without_response: int = 0
+    _dataset_read: bool = field(default=False, init=False, repr=False)
+    _dataset_cache: Any = field(default=None, init=False, repr=False)
 
     def fingerprint(self) -> str:
         if self.path is not None:
@@ -84,10 +88,31 @@ class ItemSource:
             return len(self.items)
         if self.responses is not None and not self.ideal:
             return len(self.responses)
-        return count_records(self.path) if self.path is not None else None
+        if self.path is None:
+            return None
+        dataset = self._dataset()
+        return len(dataset.entries) if dataset is not None else count_records(self.path)
 
     def __iter__(self) -> Iterator[Item]:
         return self._with_responses(self._raw())
+
+    def human_labels(self) -> list[Verdict]:
+        """Labels the item file carries itself (an Autorubric dataset's ground truth)."""
+        dataset = self._dataset()
+        return dataset.labels if dataset is not None else []
+
+    def _dataset(self) -> Any:
+        """The Autorubric dataset the items come from, or None (looked up once)."""
+        if self._dataset_read:
+            return self._dataset_cache
+        self._dataset_read = True
+        if self.path is not None and Path(self.path).suffix.lower() in (".json", ".yaml", ".yml"):
+            from assay.rubric.io.autorubric_dataset import KIND, read_dataset
+            from assay.rubric.io.formats import detect_format
+
+            if detect_format(self.path).kind == KIND:
+                self._dataset_cache = read_dataset(self.path, strict=False)
+        return self._dataset_cache
 
     def _raw(self) -> Iterable[Item]:
         if self.items is not None:

@@ -31,6 +31,7 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.rubric import Item, Rubric
+from assay.runs.store_errors import StoreError, damaged
 from assay.verdict import Verdict
 
 SCHEMA = """
@@ -56,6 +57,21 @@ CREATE TABLE IF NOT EXISTS errors (
     criterion_id TEXT, kind TEXT NOT NULL, message TEXT NOT NULL, raw TEXT, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS errors_call ON errors (call_key);
 """
+
+
+def _expected_columns() -> dict[str, list[str]]:
+    """Table -> column names, as SCHEMA makes them (read from a scratch in-memory database)."""
+    if not _COLUMNS:
+        db = sqlite3.connect(":memory:")
+        db.executescript(SCHEMA)
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            _COLUMNS[table] = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+        db.close()
+    return _COLUMNS
+
+
+_COLUMNS: dict[str, list[str]] = {}
+__all__ = ["CallRecord", "RunStore", "StoreError", "Totals", "rubric_hash"]
 
 
 @dataclass(frozen=True)
@@ -101,35 +117,67 @@ def rubric_hash(rubric: Rubric) -> str:
 class RunStore:
     """A run's SQLite file. One writer (the engine's event loop); readers may come and go."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, *, _verify: bool = True):
         self.path = Path(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            if _verify:
+                self._verify()
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, str(exc)) from None
         self._rubrics: set[str] = set()
 
     # -- lifecycle ------------------------------------------------------------------------------
 
     @classmethod
     def create(cls, path: str | Path, config: dict[str, Any]) -> RunStore:
+        """A new store with ``config``; it appears at ``path`` whole (schema and config) or not
+        at all, so a crash while creating never leaves a half-made store behind."""
         path = Path(path)
         if path.exists():
             raise ConfigError(f"{path}: a run already exists here; resume it with --resume")
         path.parent.mkdir(parents=True, exist_ok=True)
-        store = cls(path)
-        store._set_meta("config", json.dumps(config, sort_keys=True))
-        store._set_meta("created_at", repr(time.time()))
-        return store
+        fresh = path.with_name(path.name + ".new")
+        fresh.unlink(missing_ok=True)
+        db = sqlite3.connect(fresh, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [
+                ("config", json.dumps(config, sort_keys=True)), ("created_at", repr(time.time()))])
+        finally:
+            db.close()
+        fresh.replace(path)
+        return cls(path, _verify=False)
 
     @classmethod
     def open(cls, path: str | Path) -> RunStore:
+        """An existing store, checked first: a damaged one raises :class:`StoreError`."""
         path = Path(path)
         if path.is_dir():
             path = path / "run.sqlite"
         if not path.exists():
             raise ConfigError(f"{path}: no run store here (expected a run directory or run.sqlite)")
+        if path.stat().st_size == 0:
+            raise damaged(path, "the file is empty (0 bytes)")
         return cls(path)
+
+    def _verify(self) -> None:
+        """A quick integrity check and the expected tables and columns (a dropped or altered
+        table is damage, not something to recreate empty)."""
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise damaged(self.path, "; ".join(problems[:3]))
+        for table, columns in _expected_columns().items():
+            found = [row[1] for row in self.db.execute(f"PRAGMA table_info({table})")]
+            if not found:
+                raise damaged(self.path, f"table {table!r} is missing")
+            if found != columns:
+                raise damaged(self.path, f"table {table!r} has columns {found}, expected {columns}")
+        if self.meta("config") is None:
+            raise damaged(self.path, "the run's config is missing")
 
     def close(self) -> None:
         self.db.close()
@@ -192,7 +240,11 @@ class RunStore:
                            (now, record.item_id))
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                try:
+                    db.execute("ROLLBACK")
+                except sqlite3.Error:  # e.g. the disk is full: the first error is the one to tell
+                    pass
             raise
 
     def mark_item_done(self, item_id: str) -> None:
@@ -264,6 +316,20 @@ class RunStore:
     def item_durations(self) -> list[float]:
         return [b - a for a, b in self.db.execute(
             "SELECT started_at, finished_at FROM items WHERE done = 1 AND finished_at IS NOT NULL")]
+
+    def missing(self) -> tuple[int, int, str | None]:
+        """(items still lacking a verdict, calls that ended in error, the commonest error).
+
+        A run with any of these is *incomplete*: resuming it retries exactly those calls.
+        """
+        (items,) = self.db.execute(
+            "SELECT COUNT(*) FROM items WHERE done = 0 OR id IN "
+            "(SELECT item_id FROM calls WHERE status = 'error')").fetchone()
+        (calls,) = self.db.execute("SELECT COUNT(*) FROM calls WHERE status = 'error'").fetchone()
+        row = self.db.execute(
+            "SELECT kind, message FROM errors GROUP BY kind, message "
+            "ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+        return items, calls, (f"{row[0]}: {row[1]}" if row else None)
 
     def totals(self) -> Totals:
         items, done = self.db.execute("SELECT COUNT(*), COALESCE(SUM(done), 0) FROM items").fetchone()

@@ -165,7 +165,9 @@ def as_policy(policy: str | Mapping[str, str] | Policy | None) -> Policy:
 
 def policy_from_string(text: str, *, error_rate: float = 0.0, seed: int = 0) -> Policy:
     """The CLI's policy syntax: ``MET`` | ``UNMET`` | ``CANNOT_ASSESS`` | ``fixed:LABEL`` |
-    ``truth:FILE.jsonl``; ``error_rate`` > 0 wraps it in a :class:`RandomErrorPolicy`.
+    ``truth:FILE.jsonl`` | ``dataset:FILE.json`` (an Autorubric dataset's ground truth) |
+    ``perturbed:RATE:FILE.json`` (a seeded perturbed copy of it); ``error_rate`` > 0 wraps it
+    in a :class:`RandomErrorPolicy`.
 
         >>> policy_from_string("fixed:well")(CriterionView(None, None, None))
         'well'
@@ -173,10 +175,15 @@ def policy_from_string(text: str, *, error_rate: float = 0.0, seed: int = 0) -> 
     kind, _, arg = text.partition(":")
     if kind.lower() == "truth" and arg:
         policy: Policy = GroundTruthPolicy.from_file(arg)
+    elif kind.lower() in ("dataset", "perturbed") and arg:
+        from assay.testing.dataset_policy import dataset_policy
+
+        policy = dataset_policy(kind.lower(), arg, seed=seed)
     elif kind.lower() == "fixed" and arg:
         policy = FixedPolicy(arg)
     elif not arg:
         policy = FixedPolicy(text)
     else:
-        raise InputError(f"--policy {text!r}: expected LABEL, fixed:LABEL or truth:FILE.jsonl")
+        raise InputError(f"--policy {text!r}: expected LABEL, fixed:LABEL, truth:FILE.jsonl, "
+                         "dataset:FILE.json or perturbed:RATE:FILE.json")
     return RandomErrorPolicy(policy, error_rate, seed) if error_rate > 0 else policy

@@ -27,7 +27,14 @@ _NEUTRAL = {"string": "", "boolean": False, "integer": 0, "number": 0, "object":
 
 
 def explanation(answer: str, view: CriterionView) -> str:
+    """What the fake judge says it did: the answer it gives, and the rule behind it when a
+    binary answer became an option (see :mod:`assay.testing.options`)."""
     about = view.criterion_id or (view.criterion_text or "the criterion")[:60]
+    reason = getattr(answer, "reason", None)
+    if reason:
+        return f"Fake judge (a rule, not a model): {reason} for {about}."
+    if view.options and answer not in LABELS:
+        return f"Fake judge: option {answer!r} for {about}."
     return f"Fake judge: {answer} for {about}."
 
 

@@ -26,7 +26,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from assay.judges.judge import PREFLIGHT_PROMPT
 from assay.testing.faults import Faults, Latency, as_latency
+from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
@@ -52,16 +54,22 @@ class FakeJudgeServer:
             "completion_tokens": 20, "cached_tokens": 0, "reasoning_tokens": 0}``; by default
             about one token per 4 characters.
         log_path: also append each request to this JSONL file (for other processes).
+        rubrics: rubrics (or rubric/item files) whose multi-choice criteria it may be asked
+            about, so that MET and UNMET answer the highest- and lowest-valued option (see
+            :mod:`assay.testing.options`).
         keep_log: keep :attr:`requests` in memory (turn off for long benchmarks).
         require_key: answer 401 unless this key is sent (``Authorization: Bearer``,
             ``x-api-key`` or ``api-key``); the 401 body echoes the key sent, as real APIs do,
             so that clients can be tested for redaction.
+        echo_headers: request headers whose values every explanation repeats (chat
+            completions), as a careless or hostile endpoint might: for redaction tests.
         stages: replies for non-grading calls (generation stages, routers, RAG metrics, ...),
             chosen by the request's schema name: a :class:`~assay.testing.stages.StageScript`,
             a mapping ``{stage: reply}`` or a JSON/YAML fixture file. Faults and latency apply
             to them as to verdicts; their log entries carry ``"stage"``.
 
-    :attr:`peak_in_flight` is the largest number of requests handled at once.
+    :attr:`peak_in_flight` is the largest number of requests handled at once;
+    :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
     """
 
     def __init__(
@@ -80,10 +88,13 @@ class FakeJudgeServer:
         log_path: str | Path | None = None,
         keep_log: bool = True,
         require_key: str | None = None,
+        echo_headers: tuple[str, ...] = (),
         stages: StageScript | Mapping[str, Any] | str | Path | None = None,
+        rubrics: Any = None,
     ):
         self.policy: Policy = as_policy(policy)
         self.stages: StageScript = as_stage_script(stages)
+        self.option_scales = option_scales(rubrics)
         self.latency = as_latency(latency)
         self.faults = faults or Faults()
         self.host, self.port, self.seed = host, port, seed
@@ -91,8 +102,10 @@ class FakeJudgeServer:
         self.usage = dict(usage) if usage else None
         self.keep_log = keep_log
         self.require_key = require_key
+        self.echo_headers = tuple(echo_headers)
         self.in_flight = 0
         self.peak_in_flight = 0
+        self.preflights = 0
         self.requests: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
         self._log_file = open(log_path, "ab") if log_path else None  # noqa: SIM115
@@ -213,6 +226,8 @@ class FakeJudgeServer:
         response_format = body.get("response_format") or {}
         kind = response_format.get("type")
         text_in = prompt_text(body.get("messages", []))
+        if PREFLIGHT_PROMPT in text_in:
+            return self._preflight(body)
         if (kind == "json_schema" and not self.json_schema) or (kind == "json_object" and not self.json_mode):
             self._reject(request, body, text_in)
             return _error(400, f"response_format {kind} is not supported by this server")
@@ -223,6 +238,8 @@ class FakeJudgeServer:
         if fault is not None and (early := self._http_fault(fault)) is not None:
             return await early
         reply_text, finish = self._reply_text(fault, schema, answers, views, stage_request)
+        if self.echo_headers and fault is None and stage_request is None:
+            reply_text = self._echo(request, reply_text)
         refusal = None
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
@@ -248,6 +265,8 @@ class FakeJudgeServer:
         body = orjson.loads(await request.read())
         tools = body.get("tools") or []
         text_in = prompt_text(body.get("messages", []), body.get("system"))
+        if PREFLIGHT_PROMPT in text_in:
+            return self._preflight(body, anthropic=True)
         if tools and not self.tools:
             self._reject(request, body, text_in)
             return _anthropic_error(400, "tools are not supported by this server")
@@ -288,6 +307,40 @@ class FakeJudgeServer:
 
     # --- helpers ----------------------------------------------------------------------------
 
+    def _echo(self, request: web.Request, reply_text: str) -> str:
+        sent = "; ".join(f"{h}: {request.headers[h]}" for h in self.echo_headers
+                         if h in request.headers)
+        data = orjson.loads(reply_text)
+
+        def walk(value: Any) -> None:
+            for key, sub in (value.items() if isinstance(value, dict) else enumerate(value)):
+                if key == "explanation" and isinstance(sub, str):
+                    value[key] = f"{sub} (you sent {sent})"
+                elif isinstance(sub, dict | list):
+                    walk(sub)
+
+        walk(data)
+        return orjson.dumps(data).decode()
+
+    def _preflight(self, body: dict, anthropic: bool = False) -> web.Response:
+        """A client's preflight request: answered OK, counted in :attr:`preflights`, never
+        in :attr:`requests` and never given a scripted fault (those are for judge calls)."""
+        self.preflights += 1
+        if anthropic:
+            payload: dict[str, Any] = {
+                "id": "msg_fake_preflight", "type": "message", "role": "assistant",
+                "model": body.get("model", "fake"), "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": '{"ok": true}'}],
+                "usage": {"input_tokens": 1, "output_tokens": 1}}
+        else:
+            payload = {
+                "id": "chatcmpl-fake-preflight", "object": "chat.completion",
+                "model": body.get("model", "fake"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": '{"ok": true}'}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        return web.Response(body=orjson.dumps(payload), content_type="application/json")
+
     def _stage_request(self, name: str | None, text_in: str, schema, body: dict):
         if name is None or name not in self.stages:
             return None
@@ -299,7 +352,7 @@ class FakeJudgeServer:
             views, answers = parse_prompt(""), []
         else:
             views = parse_prompt(text_in)
-            answers = [self.policy(v) for v in views]
+            answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
         fault = self.faults.next(self._rng)
         delay = self.latency.sample(self._rng)
         self._record(request, body, views, answers, fault,

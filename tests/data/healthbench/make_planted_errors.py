@@ -34,7 +34,8 @@ def plant(number: int, line: str, lines: list[str]) -> str:
     if number == 5:
         del rubrics[2]["points"]
     elif number == 8:
-        rubrics[4]["criterion"] = rubrics[1]["criterion"].upper()  # same id: case is ignored
+        rubrics[1]["id"] = rubrics[4]["id"] = "advice"  # explicit ids must be unique (a repeated
+        # text is not an error: HealthBench has such rows, and every copy is graded)
     elif number == 11:
         rubrics[0]["kind"] = "ordinal"
         rubrics[0]["options"] = [{"label": "partly", "value": 0.5},

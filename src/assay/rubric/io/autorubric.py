@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import InputError
+from assay.rubric.criterion import Criterion
 from assay.rubric.io.errors import Loc, issues_from
 from assay.rubric.rubric import Rubric
 
@@ -60,17 +61,24 @@ def to_rubric(
 
 def from_rubric(rubric: Rubric) -> list[dict[str, Any]]:
     """The Autorubric list for a rubric (guidelines, tags and provenance are not representable)."""
-    out = []
-    for criterion in rubric.criteria:
-        entry: dict[str, Any] = {"name": criterion.id, "weight": criterion.weight,
-                                 "requirement": criterion.text}
-        if criterion.is_multi_choice:
-            entry["scale_type"] = criterion.kind.value
-            entry["options"] = [o.model_dump(exclude_defaults=True) for o in criterion.options]
-        if "aggregation" in criterion.metadata:
-            entry["aggregation"] = criterion.metadata["aggregation"]
-        out.append(entry)
-    return out
+    return [criterion_entry(criterion) for criterion in rubric.criteria]
+
+
+def criterion_entry(criterion: Criterion) -> dict[str, Any]:
+    """One criterion as an Autorubric list entry."""
+    entry: dict[str, Any] = {"name": criterion.id, "weight": criterion.weight,
+                             "requirement": criterion.text}
+    if criterion.is_multi_choice:
+        entry["scale_type"] = criterion.kind.value
+        entry["options"] = [o.model_dump(exclude_defaults=True) for o in criterion.options]
+    if "aggregation" in criterion.metadata:
+        entry["aggregation"] = criterion.metadata["aggregation"]
+    return entry
+
+
+def criterion_from_entry(entry: dict[str, Any]) -> Criterion:
+    """One Autorubric list entry as a :class:`Criterion` (pydantic's ValidationError if bad)."""
+    return Criterion.model_validate(_criterion_fields(entry))
 
 
 def _criterion_fields(entry: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Convert between file formats (behind ``assay convert``): items <-> HealthBench, rubrics <-> Autorubric.
+"""Convert between file formats (behind ``assay convert``): items <-> HealthBench, rubrics <->
+Autorubric, Autorubric datasets <-> items + label files.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -28,15 +29,32 @@ from assay.rubric.io import (
 
 _ITEM_KINDS = ("items", "healthbench")
 _RUBRIC_KINDS = ("rubric", "autorubric")
+DATASET = "autorubric-dataset"
 
 
-def convert_file(source: str | Path, target: str | Path, to: str | None) -> str:
-    """Convert ``source`` into ``target``; returns a one-line summary, raises InputError."""
+def convert_file(source: str | Path, target: str | Path, to: str | None, *,
+                 labels: str | Path | None = None, rubric: str | Path | None = None) -> str:
+    """Convert ``source`` into ``target``; returns a one-line summary, raises InputError.
+
+    Autorubric datasets (see :mod:`.autorubric_dataset_convert`) also use ``labels`` (the label
+    file written, or read) and ``rubric`` (a shared rubric file written, or read).
+    """
     source, target = Path(source), Path(target)
     if not source.is_file():
         raise InputError(Issue(str(source), None, None, "no such file"))
     kind = detect_format(source).kind
     to = to or _default_target(kind)
+    if DATASET in (kind, to):
+        from assay.rubric.io.autorubric_dataset_convert import convert_dataset
+
+        if kind not in (*_ITEM_KINDS, DATASET) or to not in (*_ITEM_KINDS, DATASET):
+            raise InputError(Issue(str(source), None, None,
+                                   f"cannot convert a {kind} file to {to!r}"))
+        return convert_dataset(source, kind, target, to, labels=labels, rubric=rubric,
+                               atomic=_atomic)
+    if labels is not None or rubric is not None:
+        raise InputError(Issue(None, None, "--labels/--rubric",
+                               "only used when converting to or from an Autorubric dataset"))
     if kind in _ITEM_KINDS and to in _ITEM_KINDS:
         issues: list[Issue] = []
         count = _atomic(target, lambda tmp: write_items(
@@ -58,7 +76,7 @@ def convert_file(source: str | Path, target: str | Path, to: str | None) -> str:
 
 
 def _default_target(kind: str) -> str:
-    if kind in _ITEM_KINDS:
+    if kind in (*_ITEM_KINDS, DATASET):
         return "items"
     return "rubric" if kind in _RUBRIC_KINDS else kind
 

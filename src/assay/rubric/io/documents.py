@@ -30,12 +30,16 @@ from assay.rubric.taxonomy import Taxonomy
 
 
 def read_rubric(path: str | Path) -> Rubric:
-    """A rubric from a YAML/JSON Assay rubric or an Autorubric-style list of criteria.
+    """A rubric from a YAML/JSON Assay rubric, an Autorubric-style list of criteria, or a
+    taxonomy (all its leaves, weighted by the tree: :meth:`Taxonomy.to_rubric`).
 
     An Autorubric list takes the file name (without extension) as the rubric id.
     """
     document = _document(path, "rubric")
-    if classify_document(document) == "autorubric":
+    kind = classify_document(document)
+    if kind == "taxonomy":
+        return _validate(Taxonomy, document, path).to_rubric()
+    if kind == "autorubric":
         return autorubric.to_rubric(document, id=Path(path).stem, source=str(path),
                                     line_of=line_finder(path))
     return _validate(Rubric, document, path)

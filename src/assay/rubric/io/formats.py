@@ -6,6 +6,8 @@ A *syntax* is how the file is written (``jsonl``, ``json``, ``yaml``); a *kind* 
 - ``items``: Assay items (one per JSONL line, or a list / ``{items: [...]}`` document);
 - ``rubric``: an Assay rubric (``{id, criteria, ...}``);
 - ``autorubric``: an Autorubric-style list of criteria (entries with ``requirement``);
+- ``autorubric-dataset``: an Autorubric dataset (``{name, prompt, rubric, items}``, items with
+  ``submission`` and ``ground_truth``): items and their human labels;
 - ``taxonomy``: a criterion tree (``{id, root}``);
 - ``verdicts``: verdict JSONL (lines with ``item_id`` and ``criterion_id``), checked only.
 
@@ -27,13 +29,17 @@ from typing import Any, Literal
 
 from assay.errors import InputError, Issue
 from assay.rubric.io.autorubric import is_autorubric_list
+from assay.rubric.io.autorubric_dataset import is_autorubric_dataset
 from assay.rubric.io.healthbench import is_healthbench
 from assay.rubric.io.jsonl import first_record
 from assay.rubric.io.yaml_json import YAML_SUFFIXES
 
-Kind = Literal["healthbench", "items", "rubric", "autorubric", "taxonomy", "verdicts"]
+Kind = Literal["healthbench", "items", "rubric", "autorubric", "autorubric-dataset", "taxonomy",
+               "verdicts"]
 Syntax = Literal["jsonl", "json", "yaml"]
-KINDS: tuple[str, ...] = ("healthbench", "items", "rubric", "autorubric", "taxonomy", "verdicts")
+KINDS: tuple[str, ...] = ("healthbench", "items", "rubric", "autorubric", "autorubric-dataset",
+                          "taxonomy", "verdicts")
+ITEM_KINDS: tuple[str, ...] = ("items", "healthbench", "autorubric-dataset")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
@@ -67,6 +73,8 @@ def classify_document(document: Any) -> Kind:
     if isinstance(document, list):
         return "healthbench" if document and is_healthbench(document[0]) else "items"
     if isinstance(document, dict):
+        if is_autorubric_dataset(document):
+            return "autorubric-dataset"
         if "root" in document:
             return "taxonomy"
         if "criteria" in document:

@@ -15,7 +15,9 @@ HealthBench                                    Assay
 ``rubrics[i].tags``                            ``Criterion.tags``; ``axis`` = the ``axis:`` tag
 =============================================  ==========================================
 
-Criterion ids are derived from the text. Whatever else a line holds (``ideal_completions_data``,
+Criterion ids are derived from the text; a criterion the rubric states twice (the official
+file has such examples) keeps both copies, the repeat taking a positional id (``c-…-2``, see
+:class:`~assay.rubric.Rubric`), and both are graded and counted as in simple-evals. Whatever else a line holds (``ideal_completions_data``,
 ``canary``, unknown keys, integer vs float points) is kept in ``metadata["healthbench"]`` so that
 :func:`item_to_example` gives back the same JSON object. As an Assay extension a rubric entry
 may also carry ``id``, ``kind`` and ``options`` (multi-choice criteria) and ``provenance``
@@ -42,7 +44,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictStr, Validatio
 from pydantic_core import PydanticCustomError
 
 from assay.errors import InputError, Issue
-from assay.rubric.criterion import CriterionKind, derive_criterion_id
+from assay.rubric.criterion import CriterionKind, positional_criterion_ids
 from assay.rubric.io.errors import Loc, issues_from
 from assay.rubric.io.jsonl import iter_jsonl
 from assay.rubric.item import Item
@@ -112,7 +114,7 @@ def item_to_example(item: Item) -> dict[str, Any]:
         "ideal_completions_data": _ideal_completions(item, kept),
         "prompt": [_message(m, kept, i) for i, m in enumerate(item.messages)],
         "prompt_id": item.id,
-        "rubrics": [_entry(c) for c in item.rubric.criteria] if item.rubric else [],
+        "rubrics": _entries(item.rubric.criteria) if item.rubric else [],
     }
     if "canary" in kept:
         example["canary"] = kept["canary"]
@@ -233,7 +235,13 @@ def _message(message: Any, kept: dict[str, Any], index: int) -> dict[str, Any]:
     return out
 
 
-def _entry(criterion: Any) -> dict[str, Any]:
+def _entries(criteria: list[Any]) -> list[dict[str, Any]]:
+    # An id is written only where reading the entry back would not give it anyway.
+    derived = positional_criterion_ids([c.text for c in criteria])
+    return [_entry(c, derived_id) for c, derived_id in zip(criteria, derived, strict=True)]
+
+
+def _entry(criterion: Any, derived_id: str) -> dict[str, Any]:
     kept: dict[str, Any] = criterion.metadata.get("healthbench", {})
     weight = criterion.weight
     points: int | float = weight if kept.get("float_points") or not weight.is_integer() else int(
@@ -245,7 +253,7 @@ def _entry(criterion: Any) -> dict[str, Any]:
     extension = kept.get("extension_keys")
     if extension is None:  # not read from HealthBench: write what carries information
         extension = [k for k, needed in (
-            ("id", criterion.id != derive_criterion_id(criterion.text)),
+            ("id", criterion.id != derived_id),
             ("kind", criterion.kind is not CriterionKind.BINARY),
             ("options", bool(criterion.options)),
             ("provenance", criterion.provenance is not None

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
 from assay.rubric.io import healthbench
+from assay.rubric.io.duplicates import duplicate_warnings
 from assay.rubric.io.errors import field_path, issues_from
 from assay.rubric.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
 from assay.rubric.io.jsonl import iter_jsonl, write_jsonl
@@ -36,16 +37,21 @@ def iter_items(
     *,
     issues: list[Issue] | None = None,
     format: Kind | None = None,
+    warnings: list[Issue] | None = None,
 ) -> Iterator[Item]:
-    """Stream the items of a file: item JSONL, HealthBench JSONL, or a JSON/YAML document.
+    """Stream the items of a file: item JSONL, HealthBench JSONL, a JSON/YAML document, or an
+    Autorubric dataset (:mod:`assay.rubric.io.autorubric_dataset`; its labels are not items).
 
     With ``issues`` given, every bad record is appended there (all its problems, with file,
     line and field) and skipped, and reading goes on; without it the first bad record raises
     :class:`InputError`. Item ids must be unique within a file. JSONL files are read one line at
-    a time, so memory does not grow with the file (beyond the set of ids seen).
+    a time, so memory does not grow with the file (beyond the set of ids seen). With
+    ``warnings`` given, criteria an item's rubric states twice are listed there (they are kept
+    and graded; see :func:`~assay.rubric.io.duplicates.duplicate_warnings`).
     """
     source = str(path)
     seen: dict[str, int | None] = {}
+    warned: set[tuple[str, tuple[str, ...]]] = set()
     for line, where, record in _records(path, format):
         problems: list[Issue]
         if isinstance(record, Issue):
@@ -58,6 +64,12 @@ def iter_items(
             else:
                 if item.id not in seen:
                     seen[item.id] = line if line is not None else _line_of(where)
+                    if warnings is not None and item.rubric is not None:
+                        found = _duplicate_criteria(item, where, source, seen[item.id])
+                        shared = (item.rubric.id, tuple(c.id for c in item.rubric.criteria))
+                        if found and shared not in warned:  # a shared rubric: warn once
+                            warned.add(shared)
+                            warnings.extend(found)
                     yield item
                     continue
                 problems = [_duplicate(item, where, source, line, seen[item.id])]
@@ -115,6 +127,9 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
         return
     kind = kind or classify_document(document)
     line_of = line_finder(path)
+    if kind == "autorubric-dataset":
+        yield from _dataset_records(document, path, line_of)
+        return
     if kind == "items" and isinstance(document, dict) and "items" in document:
         entries, prefix = document["items"], ("items",)
     elif isinstance(document, list):
@@ -133,6 +148,21 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
         yield None, (kind, where_prefix, line_of), entry
 
 
+def _dataset_records(document: Any, path: str | Path, line_of) -> Iterator[tuple[int | None, Any, Any]]:
+    """An Autorubric dataset's items (already converted) and its problems, in file order."""
+    from assay.rubric.io.autorubric_dataset import parse_dataset
+
+    data = parse_dataset(document, source=str(path), line_of=line_of,
+                         default_name=Path(path).stem)
+    for issue in data.issues:
+        yield issue.line, None, issue
+    for entry in data.entries:
+        for issue in entry.issues:
+            yield issue.line, None, issue
+        if entry.item is not None and not entry.issues:
+            yield None, ("items", ("items", entry.index), line_of), entry.item
+
+
 def _to_item(record: Any, source: str, line: int | None, where: Any) -> Item:
     kind, prefix, line_of = where
     if kind == "healthbench":
@@ -149,6 +179,13 @@ def _to_item(record: Any, source: str, line: int | None, where: Any) -> Item:
 def _line_of(where: Any) -> int | None:
     _, prefix, line_of = where
     return line_of(prefix) if line_of is not None else None
+
+
+def _duplicate_criteria(item: Item, where: Any, source: str, line: int | None) -> list[Issue]:
+    kind, prefix, _ = where
+    healthbench_row = kind == "healthbench"
+    return duplicate_warnings(item.rubric, source=source, line=line, healthbench=healthbench_row,
+                              prefix=prefix if healthbench_row else (*prefix, "rubric"))
 
 
 def _duplicate(item: Item, where: Any, source: str, line: int | None, first: int | None) -> Issue:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import orjson
 
 from assay.errors import Issue
+from assay.limits import MAX_RECORD_BYTES, too_deep
 
 M = TypeVar("M")
 
@@ -31,13 +32,34 @@ def iter_jsonl(path: str | Path, *, source: str | None = None) -> Iterator[tuple
     path = Path(path)
     name = source or path.name
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while raw := handle.readline(MAX_RECORD_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
+                size = len(raw) + _skip_line(handle)
+                yield number, Issue(name, number, None,
+                                    f"line of {size / 2**20:.1f} MiB, over the limit of "
+                                    f"{MAX_RECORD_BYTES / 2**20:.0f} MiB per record")
+                continue
             if not raw.strip():
                 continue
             try:
-                yield number, orjson.loads(raw)
+                value = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
                 yield number, Issue(name, number, None, f"malformed JSON: {_reason(exc)}")
+                continue
+            problem = too_deep(value)
+            yield number, (Issue(name, number, None, problem) if problem else value)
+
+
+def _skip_line(handle: Any) -> int:
+    """Read past the rest of an over-long line; the number of bytes skipped."""
+    skipped = 0
+    while chunk := handle.readline(1 << 20):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
 
 
 def iter_models(

@@ -14,13 +14,14 @@ from pathlib import Path
 
 from assay.errors import InputError, Issue
 from assay.rubric.io.documents import read_rubric, read_taxonomy
-from assay.rubric.io.formats import FileFormat, detect_format
+from assay.rubric.io.duplicates import duplicate_warnings
+from assay.rubric.io.formats import ITEM_KINDS, FileFormat, detect_format
 from assay.rubric.io.items import iter_items
 
 
 def validate_file(path: str | Path) -> list[Issue]:
-    """Every problem in ``path`` (items, HealthBench, rubric, Autorubric list, taxonomy or
-    verdict JSONL).
+    """Every problem in ``path`` (items, HealthBench, rubric, Autorubric list or dataset,
+    taxonomy or verdict JSONL).
 
     Item files are streamed: a bad line is reported and the next one read, so one run lists
     all problems of even a very large file.
@@ -28,8 +29,14 @@ def validate_file(path: str | Path) -> list[Issue]:
     return check_file(path)[1]
 
 
-def check_file(path: str | Path) -> tuple[FileFormat | None, list[Issue], int]:
-    """``(format, issues, number of valid records)`` for ``path`` (used by ``assay validate``)."""
+def check_file(
+    path: str | Path, *, warnings: list[Issue] | None = None
+) -> tuple[FileFormat | None, list[Issue], int]:
+    """``(format, issues, number of valid records)`` for ``path`` (used by ``assay validate``).
+
+    With ``warnings`` given, what is accepted but worth a look (a criterion stated twice in one
+    rubric) is appended there.
+    """
     path = Path(path)
     if not path.is_file():
         return None, [Issue(str(path), None, None, "no such file")], 0
@@ -40,14 +47,17 @@ def check_file(path: str | Path) -> tuple[FileFormat | None, list[Issue], int]:
     issues: list[Issue] = []
     if file_format.kind == "verdicts":
         return file_format, issues, _check_verdicts(path, issues)
-    if file_format.kind in ("items", "healthbench"):
-        count = sum(1 for _ in iter_items(path, issues=issues, format=file_format.kind))
+    if file_format.kind in ITEM_KINDS:
+        count = sum(1 for _ in iter_items(path, issues=issues, format=file_format.kind,
+                                          warnings=warnings))
         return file_format, issues, count
     try:
         if file_format.kind == "taxonomy":
             read_taxonomy(path)
         else:
-            read_rubric(path)
+            rubric = read_rubric(path)
+            if warnings is not None:
+                warnings.extend(duplicate_warnings(rubric, source=str(path)))
     except InputError as exc:
         return file_format, exc.issues, 0
     return file_format, issues, 1

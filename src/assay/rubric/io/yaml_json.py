@@ -24,6 +24,7 @@ import orjson
 import yaml
 
 from assay.errors import InputError, Issue
+from assay.limits import MAX_ALIAS_NODES, MAX_DOCUMENT_BYTES, MAX_NESTING, too_deep
 from assay.rubric.io.errors import Loc
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -39,20 +40,88 @@ def load_document(path: str | Path, *, source: str | None = None) -> Any:
     """The parsed content of a YAML or JSON file; bad syntax raises :class:`InputError`."""
     path = Path(path)
     name = source or str(path)
+    size = path.stat().st_size
+    if size > MAX_DOCUMENT_BYTES:
+        raise InputError(Issue(name, None, None,
+                               f"{size / 2**20:.1f} MiB, over the limit of "
+                               f"{MAX_DOCUMENT_BYTES / 2**20:.0f} MiB for a YAML/JSON document "
+                               "(use JSONL for large item sets: it is streamed)"))
     data = path.read_bytes()
     if is_yaml(path):
-        try:
-            return yaml.load(data, Loader=_Loader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = mark.line + 1 if mark is not None else None
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise InputError(Issue(name, line, None, f"malformed YAML: {problem}")) from None
+        return _load_yaml(data, name)
     try:
-        return orjson.loads(data)
+        document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         message = f"malformed JSON: {exc.msg} (column {exc.colno})"
         raise InputError(Issue(name, exc.lineno, None, message)) from None
+    problem = too_deep(document)
+    if problem:
+        raise InputError(Issue(name, None, None, problem))
+    return document
+
+
+def _load_yaml(data: bytes, name: str) -> Any:
+    """Compose the node graph, check its nesting and how much its aliases expand, and only
+    then build Python objects (an alias bomb is refused before it expands)."""
+    loader = _Loader(data)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problem = _graph_problem(node)
+        if problem:
+            raise InputError(Issue(name, node.start_mark.line + 1, None, problem))
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise InputError(Issue(name, line, None, f"malformed YAML: {problem}")) from None
+    except RecursionError:
+        raise InputError(Issue(name, None, None, f"nested more than {MAX_NESTING} levels "
+                                                 "deep (the limit; see assay.limits)")) from None
+    finally:
+        loader.dispose()
+
+
+def _graph_problem(root: yaml.Node) -> str | None:
+    """Nesting deeper than MAX_NESTING, a recursive alias, or aliases that expand the document
+    by more than MAX_ALIAS_NODES nodes. Expanded sizes are counted once per distinct node (a
+    shared node's size is remembered), so even a bomb is measured in linear time."""
+    expanded: dict[int, int] = {}
+    distinct = 0
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if done:
+            on_path.discard(key)
+            expanded[key] = 1 + sum(expanded[id(c)] for c in children)
+            continue
+        if key in expanded:
+            continue
+        if key in on_path:
+            return "a YAML alias refers to itself (recursive documents are not supported)"
+        if depth > MAX_NESTING:
+            return f"nested more than {MAX_NESTING} levels deep (the limit; see assay.limits)"
+        distinct += 1
+        on_path.add(key)
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in children if id(child) not in expanded)
+    if expanded[id(root)] - distinct > MAX_ALIAS_NODES:
+        return (f"YAML aliases expand this document to {expanded[id(root)]:,} nodes, more than "
+                f"{MAX_ALIAS_NODES:,} beyond its own {distinct:,} (the limit; see assay.limits)")
+    return None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def dump_document(obj: Any, path: str | Path) -> None:

@@ -1,0 +1,61 @@
+"""``assay grade --taxonomy TREE --router KIND``: route, then grade the active leaves only.
+
+The routing step runs before the usual grading run, in the same run directory
+(``RUN/routing``); the run's items carry the rubric of their active leaves, weighted by the
+tree (Eq. 2), and are scored with Eq. 4 (``--formula pass-rate``, unless another is given).
+``--router all`` grades every leaf (no routing), for comparison.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InputError, Issue
+
+
+def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
+    from assay.routing.run import ROUTERS, route_and_grade
+    from assay.rubric.io import read_taxonomy
+    from assay.runs.runner import _new_run_dir
+
+    if args["router"] not in ROUTERS:
+        raise InputError(Issue(None, None, "--router", f"unknown router {args['router']!r}; "
+                               f"choose one of {', '.join(ROUTERS)}"))
+    if args["rubric"] is not None or args["healthbench"]:
+        raise InputError(Issue(None, None, "--taxonomy", "the taxonomy is the rubric: drop "
+                               "--rubric / --healthbench"))
+    if args["dry_run"]:
+        raise InputError(Issue(None, None, "--dry-run", "routing calls a model: a dry run of "
+                               "--taxonomy is not supported; use --router all to bound it"))
+    if args["items"] is None:
+        raise InputError(Issue(None, None, "ITEMS", "with --taxonomy give the items again "
+                               "(--resume RUN reuses the stored routing, making no new call)"))
+    from assay.routing.data import resolve_taxonomy
+
+    taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
+    options = options_of(args)
+    source = source_of(args)
+    items = list(source)
+    run_dir = Path(args["resume"] or options.run_dir or _new_run_dir(options))
+    result = route_and_grade(
+        items, taxonomy, options, run_dir, router=args["router"],
+        router_judge=args["router_judge"], threshold=args["router_threshold"],
+        resume=args["resume"], quiet=args["quiet"], formula=args["formula"] or "pass-rate")
+    _print_summary(result.summary, args["router"])
+    report = result.report
+    report.issues = [*source.issues, *result.issues, *report.issues]
+    report.extra_json = {"routing": result.summary}
+    return report
+
+
+def _print_summary(summary: dict[str, Any], router: str) -> None:
+    from assay.cli.output import stdout
+
+    stdout().print(
+        f"routing ({router}): {summary['items']} items, {summary['unique_queries']} distinct "
+        f"queries, {summary['mean_active_leaves']:.1f} of {summary['leaves']} leaves active on "
+        f"average; calls per item {summary['calls_per_item']:.1f} (routing "
+        f"{summary['routing_calls_per_item']:.1f} + grading {summary['grading_calls_per_item']:.1f})"
+        f" vs {summary['calls_per_item_all_leaves']} grading every leaf; measured: "
+        f"{summary['measured_calls_per_item']:.1f} calls per item", highlight=False)

@@ -1,0 +1,196 @@
+"""``assay rag grade | train | score | report``: ASTRID's RAG clinical QA metrics (seed 002).
+
+Heavy imports happen inside the commands."""
+# ruff: noqa: B008  (typer declares its options as argument defaults)
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app
+
+rag_app = typer.Typer(help="RAG clinical QA metrics (ASTRID): CF, CR, RA, RAGAS baselines, "
+                           "harm/helpfulness classifiers.", no_args_is_help=True)
+app.add_typer(rag_app, name="rag")
+
+
+@rag_app.command("grade")
+def rag_grade(
+    items: Path = typer.Argument(..., help="RAG conversations (JSONL)."),
+    judge: str = typer.Option(..., "--judge", "-j", help="Judge spec, e.g. openai:gpt-4.1-mini or "
+                              "openai-compatible:MODEL@http://HOST:PORT/v1."),
+    out: Path = typer.Option(..., "--out", "-o", help="Job directory (re-running it resumes)."),
+    turns: str = typer.Option("last", "--turns", help="last | all: which assistant turns to grade."),
+    baselines: bool = typer.Option(True, "--baselines/--no-baselines",
+                                   help="Also compute RAGAS faithfulness and context relevance."),
+    empty_cf: str = typer.Option("zero", "--empty-cf", help="CF with no informative sentence: "
+                                 "zero | one | undefined."),
+    budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
+    cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
+    config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Grade each conversation's assistant turn(s): CF, CR, RA (and the RAGAS baselines)."""
+    from pydantic import ValidationError
+
+    from assay.cli.output import fail, stdout
+    from assay.errors import AssayError, InputError, Issue
+    from assay.judges import check_judges, make_judge, run_sync
+    from assay.rag.grading import RagOptions, grade_rag_async
+    from assay.rag.items import read_rag_items
+    from assay.rag.render import averages_table
+
+    try:
+        options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf)
+    except ValidationError as exc:
+        fail(InputError([Issue(None, None, "--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
+                         for e in exc.errors()]))
+    try:
+        conversations = read_rag_items(items)
+
+        async def main():
+            from assay.judges.budget import Budget
+            from assay.judges.cache import ResponseCache
+
+            extra = {}
+            if budget is not None:
+                extra["budget"] = Budget(budget)
+            if cache is not None:
+                extra["cache"] = ResponseCache(cache)
+            try:
+                async with make_judge(judge, config_file=config, **extra) as opened:
+                    await check_judges([opened])  # unreachable or refused: fail before any work
+                    return await grade_rag_async(conversations, opened, out, options=options,
+                                                 quiet=quiet)
+            finally:
+                if "cache" in extra:
+                    extra["cache"].close()
+
+        run = run_sync(main())
+    except AssayError as exc:
+        fail(exc)
+    from assay.rag.validation import averages
+
+    stdout().print(averages_table([averages(run.grades, run.manifest["config"]["judge"])]))
+    typer.echo(f"{len(run.grades)} graded, {len(run.failed)} failed -> {run.grades_path}")
+    for item_id, reason in run.failed.items():
+        typer.echo(f"  failed {item_id}: {reason}", err=True)
+    if run.failed:
+        raise typer.Exit(1)
+
+
+@rag_app.command("train")
+def rag_train(
+    items: Path = typer.Argument(..., help="RAG conversations with human labels (JSONL)."),
+    grades: Path | None = typer.Option(None, "--grades", "-g", help="grades.jsonl or a job "
+                                       "directory of `assay rag grade` (the judge's features)."),
+    target: str = typer.Option("harmful", "--target", help="harmful | helpful."),
+    source: str = typer.Option("judge", "--features", help="judge (from --grades) | human "
+                               "(the items' cf/cr/ra labels, as the paper)."),
+    families: str = typer.Option("random_forest,svm,naive_bayes,mlp", "--models",
+                                 help="Comma-separated model families."),
+    folds: int = typer.Option(5, "--folds", min=2, help="Cross-validation folds."),
+    grid: bool = typer.Option(True, "--grid/--no-grid", help="Grid-search RF and SVM in each fold."),
+    seed: int = typer.Option(0, "--seed", help="Master seed (folds, models, bootstrap)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for model.skops + model.json."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the report as JSON here."),
+) -> None:
+    """Cross-validate harm/helpfulness classifiers on [CF, CR, RA, scope]; save the best."""
+    from assay.cli.output import fail, stdout
+    from assay.errors import AssayError, InputError, Issue
+    from assay.rag.classify import FAMILIES, labelled_set, save_model, train
+    from assay.rag.grading import read_grades
+    from assay.rag.items import read_rag_items
+    from assay.rag.render import train_table
+
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    problems = [Issue(None, None, "--models", f"unknown family {f!r}; choose from "
+                      f"{', '.join(FAMILIES)}") for f in chosen if f not in FAMILIES]
+    if target not in ("harmful", "helpful"):
+        problems.append(Issue(None, None, "--target", f"{target!r}: use harmful or helpful"))
+    if source not in ("judge", "human"):
+        problems.append(Issue(None, None, "--features", f"{source!r}: use judge or human"))
+    if source == "judge" and grades is None:
+        problems.append(Issue(None, None, "--grades", "needed with --features judge"))
+    if problems:
+        fail(InputError(problems))
+    try:
+        conversations = read_rag_items(items)
+        graded = read_grades(grades) if grades is not None else None
+        data = labelled_set(conversations, graded, target, source)  # type: ignore[arg-type]
+        report, model = train(data, target=target, source=source, families=chosen,
+                              folds=folds, seed=seed, grid=grid)
+    except AssayError as exc:
+        fail(exc)
+    save_model(out, model, report)
+    stdout().print(train_table(report))
+    if json_out is not None:
+        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    typer.echo(f"{report.n} rows ({report.positives} {target}), {len(report.skipped)} skipped; "
+               f"saved {report.chosen} -> {out}")
+
+
+@rag_app.command("score")
+def rag_score(
+    grades: Path = typer.Argument(..., help="grades.jsonl or a job directory to score."),
+    model: Path = typer.Option(..., "--model", "-m", help="A model directory from `rag train`."),
+    out: Path = typer.Option(..., "--out", "-o", help="Predictions JSONL to write."),
+) -> None:
+    """Score a grading run with a saved classifier: P(target) per item."""
+    from assay.cli.output import fail
+    from assay.errors import AssayError
+    from assay.rag.classify import load_model
+    from assay.rag.grading import read_grades
+    from assay.rubric.io.jsonl import write_jsonl
+
+    try:
+        trained = load_model(model)
+        graded = read_grades(grades)
+    except AssayError as exc:
+        fail(exc)
+    target = trained.report.target
+    probs = trained.probabilities(graded)
+    write_jsonl(({"id": k, f"p_{target}": p, target: None if p is None else p >= 0.5,
+                  "model": trained.report.chosen} for k, p in probs.items()), out)
+    flagged = sum(1 for p in probs.values() if p is not None and p >= 0.5)
+    typer.echo(f"scored {len(probs)} items: {flagged} predicted {target} -> {out}")
+
+
+@rag_app.command("report")
+def rag_report_command(
+    items: Path = typer.Argument(..., help="The RAG conversations (with any human labels)."),
+    grades: list[Path] = typer.Option(..., "--grades", "-g", help="A grading run (grades.jsonl "
+                                      "or job directory); repeat to compare judges."),
+    model: list[Path] = typer.Option([], "--model", "-m", help="Saved classifier(s) to evaluate "
+                                     "on the first run."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write the full report as JSON here."),
+) -> None:
+    """The §8 validation report: Table 3 averages, CF vs RAGAS faithfulness against perceived
+    faithfulness, judge-vs-human and across-judge agreement, hazards, classifiers."""
+    from assay.cli.output import fail, stdout
+    from assay.errors import AssayError
+    from assay.rag.classify import load_model
+    from assay.rag.grading import read_grades
+    from assay.rag.items import read_rag_items
+    from assay.rag.render import report_tables
+    from assay.rag.validation import rag_report
+
+    try:
+        conversations = read_rag_items(items)
+        runs = {}
+        for path in grades:
+            graded = read_grades(path)
+            name = graded[0].judge if graded else path.stem
+            runs[name if name not in runs else f"{name} ({path})"] = graded
+        models = [load_model(m) for m in model]
+        report = rag_report(conversations, runs, models=models, seed=seed)
+    except AssayError as exc:
+        fail(exc)
+    console = stdout()
+    for table in report_tables(report):
+        console.print(table)
+    if json_out is not None:
+        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,147 @@
+"""The work behind ``assay route`` (imported only when a command runs)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.cli.output import fail, stdout
+from assay.errors import AssayError, InputError, Issue
+
+
+def run_route(**args: Any) -> None:
+    try:
+        asyncio.run(_route(args))
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+async def _route(args: dict[str, Any]) -> None:
+    from assay.jobs import JobDir, StageCaller
+    from assay.routing import Catalogue, make_router, route_items
+    from assay.routing.data import resolve_taxonomy
+    from assay.rubric.io import load_items, read_taxonomy
+    from assay.rubric.io.jsonl import write_jsonl
+
+    taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
+    items = load_items(args["items"])
+    judge = caller = None
+    if args["router"] != "embedding":
+        if args["judge"] is None:
+            raise InputError(Issue(None, None, "--judge", f"the {args['router']} router calls "
+                                   "a model: give a judge spec"))
+        from assay.judges import make_judge
+        from assay.judges.specs import config_from
+
+        judge = make_judge(config_from(args["judge"], str(args["config"]) if args["config"]
+                                       else None))
+        caller = StageCaller(judge, None)
+    try:
+        router = make_router(args["router"], Catalogue.from_taxonomy(taxonomy), caller=caller,
+                             threshold=args["threshold"])
+        job = JobDir.open(args["job_dir"], kind="route",
+                          config={"router": router.config(), "taxonomy": taxonomy.id,
+                                  "taxonomy_version": taxonomy.version})
+        if caller is not None:
+            caller.store = job.store
+        status = "incomplete"
+        try:
+            batch = await route_items(items, router, job.store, quiet=args["quiet"])
+            status = "complete" if batch.complete else "incomplete"
+        finally:
+            job.finish(status=status)
+    finally:
+        if judge is not None:
+            await judge.aclose()
+    rows = [{"id": item_id, **routing.model_dump(mode="json")}
+            for item_id, routing in batch.routings.items()]
+    write_jsonl(rows, args["out"])
+    mean = sum(len(r["active"]) for r in rows) / len(rows) if rows else 0.0
+    stdout().print(f"routed {len(rows)} items ({batch.unique_queries} distinct queries, "
+                   f"{batch.calls} calls): {mean:.1f} of {len(taxonomy.leaves())} leaves active "
+                   f"on average -> {args['out']}", highlight=False)
+    if batch.failed:
+        raise InputError([Issue(None, None, f"item[{k}]", v) for k, v in batch.failed.items()])
+
+
+def read_routings(path: Path) -> dict[str, set[str]]:
+    """Active leaf ids per query from a route-run JSONL or a run directory's routing."""
+    if path.is_dir():
+        from assay.runs.store import RunStore
+
+        store = RunStore.open(path)
+        try:
+            meta = json.loads(store.meta("routing") or "null")
+        finally:
+            store.close()
+        if not meta:
+            raise InputError(Issue(str(path), None, None, "this run was not graded with "
+                                   "--taxonomy: it holds no routing"))
+        return {k: {s["id"] for s in v["active"]} for k, v in meta["items"].items()}
+    from pydantic import BaseModel, ConfigDict
+
+    from assay.rubric.io.jsonl import iter_models
+
+    class Row(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        id: str
+        active: list[dict[str, Any]]
+
+    issues: list[Issue] = []
+    out = {row.id: {str(s.get("id")) for s in row.active}
+           for _, row in iter_models(path, Row, issues)}
+    if issues:
+        raise InputError(issues)
+    return out
+
+
+def run_route_eval(**args: Any) -> None:
+    try:
+        _route_eval(args)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+def _route_eval(args: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from assay.routing.data import resolve_taxonomy
+    from assay.routing.evaluate import evaluate_routing, read_expert_selections
+    from assay.rubric.io import read_taxonomy
+
+    taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
+    universe = [leaf.criterion.id for leaf in taxonomy.leaves()]
+    expert, scenarios = read_expert_selections(args["expert"], set(universe))
+    predicted = read_routings(Path(args["routings"]))
+    branch_of = {}
+    for node, path in taxonomy.walk():
+        if node.criterion is not None and len(path) > args["branch_level"]:
+            branch_of[node.criterion.id] = path[args["branch_level"]].name
+    evaluation = evaluate_routing(predicted, expert, universe=universe, branch_of=branch_of,
+                                  scenario_of=scenarios)
+    table = Table(title=f"routing vs experts: {evaluation.pooled.queries} queries, "
+                        f"{len(universe)} leaves each")
+    for col in ("slice", "queries", "precision", "recall", "F1", "exact match", "accuracy"):
+        table.add_column(col, justify="left" if col == "slice" else "right")
+    rows = [("pooled (micro)", evaluation.pooled.as_dict())]
+    macro = evaluation.macro()
+    rows.append(("per-query mean", {**macro, "queries": evaluation.pooled.queries}))
+    rows += [(f"branch: {k}", v.as_dict()) for k, v in evaluation.by_branch.items()]
+    rows += [(f"scenario: {k}", v.as_dict()) for k, v in sorted(evaluation.by_scenario.items())]
+    for name, row in rows:
+        table.add_row(name, str(row["queries"]), *(_pct(row[k]) for k in (
+            "precision", "recall", "f1", "exact_match", "accuracy")))
+    console = stdout()
+    console.print(table)
+    if evaluation.missing:
+        console.print(f"{len(evaluation.missing)} expert queries were not routed: "
+                      f"{', '.join(evaluation.missing[:5])}", highlight=False)
+    if args["json_out"] is not None:
+        Path(args["json_out"]).write_text(json.dumps(evaluation.to_dict(), indent=2) + "\n",
+                                          encoding="utf-8")
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}"

@@ -1,0 +1,433 @@
+"""``assay cia``, ``assay nearmiss build|judge``, ``assay refine`` and ``assay rubric stats``:
+is a rubric any good, and does it help (seed 000)?
+
+Each model-calling command is a job in ``--out`` (resumable: run it again to continue; a
+changed config is refused). Heavy imports happen inside the commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli.app import app
+
+nearmiss_app = typer.Typer(
+    help="Near-miss pairs: build them, judge them with rubrics.", no_args_is_help=True
+)
+rubric_app = typer.Typer(
+    help="Describe rubric sets (seed 000's released format, HealthBench).", no_args_is_help=True
+)
+app.add_typer(nearmiss_app, name="nearmiss")
+app.add_typer(rubric_app, name="rubric")
+
+_RUBRICS = (
+    "Rubric set: seed 000 JSONL ({index, rubrics} or {index, original_query, "
+    "generated_rubrics}), HealthBench JSONL, or one rubric shared by all queries."
+)
+_GOLD = (
+    "Gold (physician) rubrics: HealthBench JSONL, or seed 000's reference_rubrics.jsonl "
+    "(then give --conversations)."
+)
+_JUDGE = "Judge spec, e.g. openai:gpt-4.1 or openai-compatible:MODEL@URL."
+_CACHE = "Response cache (SQLite) shared across jobs."
+_BUDGET = "Hard spending limit in USD."
+
+
+# Options every job command shares.
+JobOut = Annotated[Path, typer.Option("--out", help="Job directory (created, or resumed).")]
+Cache = Annotated[Path | None, typer.Option("--cache", help=_CACHE)]
+BudgetUsd = Annotated[float | None, typer.Option("--budget", min=0, help=_BUDGET)]
+Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bars.")]
+
+
+def _named(values: list[str], option: str) -> dict[str, Path | None]:
+    """``NAME=FILE`` options (``none`` alone: the no-rubric baseline) as ``{name: path}``."""
+    from assay.errors import InputError, Issue
+
+    out: dict[str, Path | None] = {}
+    for value in values:
+        name, eq, path = value.partition("=")
+        if not eq and value.strip().lower() == "none":
+            name, target = "none", None
+        elif not eq or not name.strip() or not path.strip():
+            raise InputError(
+                Issue(None, None, option, f"expected NAME=FILE (or none), got {value!r}")
+            )
+        else:
+            name, target = name.strip(), Path(path.strip())
+        if name in out:
+            raise InputError(Issue(None, None, option, f"the name {name!r} is given twice"))
+        out[name] = target
+    return out
+
+
+def _run(coroutine):
+    import asyncio
+
+    return asyncio.run(coroutine)
+
+
+@app.command()
+def cia(
+    candidate: Annotated[Path, typer.Argument(help="The candidate rubric set. " + _RUBRICS)],
+    gold: Annotated[Path, typer.Option("--gold", help=_GOLD)],
+    judge: Annotated[str, typer.Option("--judge", help="The verifier (and atomiser). " + _JUDGE)],
+    out: JobOut,
+    against: Annotated[
+        Path | None,
+        typer.Option(
+            "--against",
+            help="A second rubric set to compare (McNemar and z-test on the paired gold points).",
+        ),
+    ] = None,
+    atomize: Annotated[
+        bool,
+        typer.Option(
+            "--atomize/--no-atomize",
+            help="Split the gold criteria into atomic points first (else one point per criterion).",
+        ),
+    ] = True,
+    level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="CI level.")] = 0.95,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
+) -> None:
+    """Clinical Intent Alignment: the share of gold points a rubric set covers (Wilson CI).
+
+    Writes gold_atomic_points.jsonl, coverage.jsonl (what `assay coverage` reads) and cia.json.
+    """
+    from assay.cli.output import fail, stderr, stdout
+    from assay.errors import AssayError
+
+    try:
+        from assay.rubric_eval import arun_cia
+
+        result = _run(
+            arun_cia(
+                candidate,
+                gold,
+                judge=judge,
+                out=out,
+                against=against,
+                atomize_gold=atomize,
+                cache=cache,
+                budget_usd=budget,
+                level=level,
+                quiet=quiet,
+            )
+        )
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    from assay.cli.meta_tables import coverage_tables
+
+    console = stdout()
+    if result.summary is not None:
+        for table in coverage_tables(
+            result.summary, str(candidate), str(against) if against else None
+        ):
+            console.print(table)
+    notes = stderr()
+    points = sum(len(p) for p in result.points.values())
+    notes.print(
+        f"{points} gold points from {len(result.points)} queries "
+        f"({len(result.fallbacks)} without atomisation); outputs in {result.out}",
+        highlight=False,
+        markup=False,
+    )
+    for label, count in result.without_candidate.items():
+        if count:
+            notes.print(
+                f"note: {count} queries have no {label} rubric: their gold points count "
+                "as not covered",
+                highlight=False,
+                markup=False,
+            )
+    _exit_if_failed(result.failed)
+
+
+@nearmiss_app.command("build")
+def nearmiss_build(
+    gold: Annotated[Path, typer.Option("--gold", help=_GOLD + " Targets are chosen from it.")],
+    judge: Annotated[
+        str, typer.Option("--judge", help="The editor that writes the perturbation. " + _JUDGE)
+    ],
+    out: JobOut,
+    references: Annotated[
+        Path | None,
+        typer.Option(
+            "--references",
+            help="Reference answers "
+            "({index, reference_response}); default: HealthBench's "
+            "ideal completions.",
+        ),
+    ] = None,
+    conversations: Annotated[
+        Path | None,
+        typer.Option(
+            "--conversations",
+            help="conversations.txt (index<TAB>User: ...) for a seed 000 gold file.",
+        ),
+    ] = None,
+    pairs: Annotated[
+        Path | None,
+        typer.Option("--pairs", help="Write the pairs here (default: OUT/pairs.jsonl)."),
+    ] = None,
+    attempts: Annotated[
+        int, typer.Option("--attempts", min=1, help="LLM edits tried before the rule fallback.")
+    ] = 2,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
+) -> None:
+    """Build near-miss pairs: each reference answer with one critical fact broken."""
+    from assay.cli.output import fail, stdout
+    from assay.errors import AssayError
+
+    try:
+        from assay.rubric_eval import arun_build
+
+        result = _run(
+            arun_build(
+                gold,
+                judge=judge,
+                out=out,
+                references=references,
+                conversations=conversations,
+                pairs_path=pairs,
+                attempts=attempts,
+                cache=cache,
+                budget_usd=budget,
+                quiet=quiet,
+            )
+        )
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    table = _counts_table(result)
+    stdout().print(table)
+    _exit_if_failed(result.failed)
+
+
+def _counts_table(result):
+    from rich.table import Table
+
+    table = Table(
+        title=f"{len(result.pairs)} near-miss pairs → {result.pairs_path}", title_justify="left"
+    )
+    table.add_column("made by / error type")
+    table.add_column("pairs", justify="right")
+    for method, count in sorted(result.methods.items()):
+        table.add_row(f"method {method}", str(count))
+    for kind, count in sorted(result.error_types.items()):
+        table.add_row(f"error {kind}", str(count))
+    return table
+
+
+@nearmiss_app.command("judge")
+def nearmiss_judge(
+    pairs: Annotated[Path, typer.Argument(help="Pair file from `assay nearmiss build`.")],
+    rubrics: Annotated[
+        list[str],
+        typer.Option(
+            "--rubrics",
+            help="NAME=FILE per rubric set (repeat); "
+            "`none` for the no-rubric baseline. " + _RUBRICS,
+        ),
+    ],
+    judge: Annotated[str, typer.Option("--judge", help="The pairwise judge. " + _JUDGE)],
+    out: JobOut,
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per order.")] = 3,
+    swap: Annotated[bool, typer.Option("--swap/--no-swap", help="Judge both orders.")] = True,
+    totals: Annotated[
+        str,
+        typer.Option(
+            "--totals",
+            help="hits: V = Σ w·hit from the rubric's "
+            "weights; judge: the totals the judge reports.",
+        ),
+    ] = "hits",
+    n_bootstrap: Annotated[
+        int, typer.Option("--n-bootstrap", min=1, help="Bootstrap resamples.")
+    ] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap seed.")] = 0,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
+) -> None:
+    """Judge near-miss pairs with each rubric set: win/tie/loss, μΔ, AUROCs (seed 000 Table 2).
+
+    Writes pair_calls_NAME.jsonl per set (what `assay discrimination` reads) and
+    discrimination.json.
+    """
+    from assay.cli.output import fail, stderr, stdout
+    from assay.errors import AssayError, InputError, Issue
+
+    try:
+        if totals not in ("hits", "judge"):
+            raise InputError(Issue(None, None, "--totals", f"hits or judge, not {totals!r}"))
+        from assay.rubric_eval import arun_judge
+
+        result = _run(
+            arun_judge(
+                pairs,
+                _named(rubrics, "--rubrics"),
+                judge=judge,
+                out=out,
+                trials=trials,
+                swap=swap,
+                totals=totals,  # type: ignore[arg-type]
+                n_bootstrap=n_bootstrap,
+                seed=seed,
+                cache=cache,
+                budget_usd=budget,
+                quiet=quiet,
+            )
+        )
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    from assay.cli.rubric_eval_tables import discrimination_overview
+
+    stdout().print(discrimination_overview(result))
+    for name, skipped in result.without_rubric.items():
+        if skipped:
+            stderr().print(
+                f"note: {len(skipped)} pairs have no {name} rubric and were skipped",
+                highlight=False,
+                markup=False,
+            )
+    stderr().print(f"outputs in {result.out}", highlight=False, markup=False)
+    _exit_if_failed(result.failed)
+
+
+@app.command()
+def refine(
+    gold: Annotated[
+        Path, typer.Option("--gold", help=_GOLD + " Used to score, and as the Oracle.")
+    ],
+    base: Annotated[
+        Path, typer.Option("--base", help="Frozen base responses ({index, response}).")
+    ],
+    judge: Annotated[str, typer.Option("--judge", help="The critic (edit plans). " + _JUDGE)],
+    out: JobOut,
+    rubrics: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rubrics", help="NAME=FILE per rubric set guiding the critique (repeat). " + _RUBRICS
+        ),
+    ] = None,
+    conversations: Annotated[
+        Path | None,
+        typer.Option("--conversations", help="conversations.txt for a seed 000 gold file."),
+    ] = None,
+    editor: Annotated[
+        str | None, typer.Option("--editor", help="The rewriting model (default: --judge).")
+    ] = None,
+    scorer: Annotated[
+        str | None, typer.Option("--scorer", help="The HealthBench grader (default: --judge).")
+    ] = None,
+    self_critique: Annotated[
+        bool, typer.Option("--self-critique/--no-self-critique", help="Run the no-rubric control.")
+    ] = True,
+    oracle: Annotated[
+        bool, typer.Option("--oracle/--no-oracle", help="Run the gold-rubric control.")
+    ] = True,
+    max_steps: Annotated[
+        int | None,
+        typer.Option("--max-steps", min=1, help="Cap on edit-plan steps (highest priority first)."),
+    ] = None,
+    n_bootstrap: Annotated[
+        int, typer.Option("--n-bootstrap", min=1, help="Bootstrap resamples.")
+    ] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Bootstrap and permutation seed.")] = 0,
+    cache: Cache = None,
+    budget: BudgetUsd = None,
+    quiet: Quiet = False,
+) -> None:
+    """Rubric-guided refinement (seed 000 Table 3): critique → edit plan → rewrite, scored with
+    the HealthBench grader against the gold rubrics; paired tests between conditions."""
+    from assay.cli.output import fail, stderr, stdout
+    from assay.errors import AssayError
+
+    try:
+        from assay.rubric_eval import arun_refine
+
+        named = _named(rubrics or [], "--rubrics")
+        if None in named.values():
+            from assay.errors import InputError, Issue
+
+            raise InputError(
+                Issue(
+                    None,
+                    None,
+                    "--rubrics",
+                    "the no-rubric condition is the "
+                    "self-critique control (on by default), not `none`",
+                )
+            )
+        result = _run(
+            arun_refine(
+                gold,
+                base,
+                named,
+                judge=judge,
+                out=out,  # type: ignore[arg-type]
+                editor=editor,
+                scorer=scorer,
+                conversations=conversations,
+                self_critique=self_critique,
+                oracle=oracle,
+                max_steps=max_steps,
+                n_bootstrap=n_bootstrap,
+                seed=seed,
+                cache=cache,
+                budget_usd=budget,
+                quiet=quiet,
+            )
+        )
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    from assay.cli.rubric_eval_tables import refine_tables
+
+    console = stdout()
+    for table in refine_tables(result):
+        console.print(table)
+    stderr().print(f"outputs in {result.out}", highlight=False, markup=False)
+    _exit_if_failed(result.failed)
+
+
+@rubric_app.command("stats")
+def rubric_stats_command(
+    path: Annotated[Path, typer.Argument(help=_RUBRICS)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Seed 000 §5.2's statistics: items, per query min/mean/max, negatives, Σ points, axes."""
+    from assay.cli.output import fail, stdout
+    from assay.errors import AssayError
+
+    try:
+        from assay.rubric_eval import read_rubric_set, rubric_stats
+
+        stats = rubric_stats(read_rubric_set(path))
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    if as_json:
+        typer.echo(stats.model_dump_json(indent=2))
+        return
+    from assay.cli.rubric_eval_tables import stats_table
+
+    stdout().print(stats_table(path.name, stats))
+
+
+def _exit_if_failed(failed: dict[str, str]) -> None:
+    if not failed:
+        return
+    from assay.cli.output import print_issues
+    from assay.errors import Issue
+
+    print_issues([Issue(None, None, key, reason) for key, reason in failed.items()])
+    typer.echo(
+        "some items failed: fix the cause and run the same command again to finish", err=True
+    )
+    raise typer.Exit(1)

@@ -1,0 +1,59 @@
+"""``assay stress make`` / ``assay stress run``: RubricsTree's oracle perturbation stress tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app
+
+stress_app = typer.Typer(help="Oracle perturbation stress tests (Detection Rate, Mean Penalty).",
+                         no_args_is_help=True)
+app.add_typer(stress_app, name="stress")
+
+
+@stress_app.command("make")
+def stress_make(
+    items: Path = typer.Argument(..., help="Clean items (instructions, query, health memory)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Directory for clean.jsonl and one "
+                             "JSONL per perturbation."),
+    seed: int = typer.Option(0, "--seed", help="Master seed (which unsafe instruction, which "
+                             "direction a value moves)."),
+    shift: float = typer.Option(0.3, "--shift", help="Relative size of inaccurate values."),
+) -> None:
+    """Write each item under the four perturbations, for the agent under test to answer."""
+    from assay.cli.stress_command import run_make
+
+    run_make(items=items, out=out, seed=seed, shift=shift)
+
+
+@stress_app.command("run")
+def stress_run(
+    items: Path = typer.Argument(..., help="The clean items (the oracle context)."),
+    responses: list[str] = typer.Option(..., "--responses", help="CONDITION=FILE: the agent's "
+                                        "responses (JSONL of id + response) under 'clean' and "
+                                        "each perturbation; repeat."),
+    taxonomy: Path = typer.Option(..., "--taxonomy", help="Criterion tree ('starter': the "
+                                  "shipped one)."),
+    router: str = typer.Option("tree", "--router", help="tree | catalogue | embedding | "
+                               "relevance | all."),
+    judge: list[str] = typer.Option(..., "--judge", "-j", help="Judge spec; repeat for an "
+                                    "ensemble."),
+    router_judge: str | None = typer.Option(None, "--router-judge", help="Router's judge "
+                                            "(default: the first --judge)."),
+    template: str = typer.Option("auditor", "--template", help="Grading template (default: "
+                                 "RubricsTree's auditor)."),
+    run_dir: Path = typer.Option(..., "--run-dir", help="Directory of the runs (one per "
+                                 "condition, one shared routing)."),
+    seed: int = typer.Option(0, "--seed", help="Master seed."),
+    config: Path | None = typer.Option(None, "--config", help="Judge config file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    json_out: Path | None = typer.Option(None, "--json", help="Write every figure here."),
+) -> None:
+    """Grade each condition's responses against the clean context; report DR and ΔMP."""
+    from assay.cli.stress_command import run_stress
+
+    run_stress(items=items, responses=responses, taxonomy=taxonomy, router=router, judge=judge,
+               router_judge=router_judge, template=template, run_dir=run_dir, seed=seed,
+               config=config, quiet=quiet, json_out=json_out)

@@ -1,0 +1,117 @@
+"""The work behind ``assay stress`` (imported only when a command runs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.cli.output import fail, print_issues, stdout
+from assay.errors import AssayError, InputError, Issue
+
+
+def run_make(**args: Any) -> None:
+    try:
+        _make(args)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+def _make(args: dict[str, Any]) -> None:
+    from assay.routing.stress import PERTURBATIONS, perturb
+    from assay.rubric.io import load_items, write_items
+
+    items = load_items(args["items"])
+    out = Path(args["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    write_items([i.model_copy(update={"response": None}) for i in items], out / "clean.jsonl")
+    counts = {}
+    for kind in PERTURBATIONS:
+        made = [p for i in items
+                if (p := perturb(i, kind, seed=args["seed"], shift=args["shift"])) is not None]
+        write_items(made, out / f"{kind}.jsonl")
+        counts[kind] = len(made)
+    lines = ", ".join(f"{k} {v}" for k, v in counts.items())
+    stdout().print(f"{len(items)} clean items -> {out}: {lines} (an item a perturbation cannot "
+                   "act on is left out of it)", highlight=False)
+
+
+def run_stress(**args: Any) -> None:
+    try:
+        _stress(args)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+def _conditions(values: list[str]) -> dict[str, Path]:
+    from assay.routing.stress import PERTURBATIONS
+
+    out: dict[str, Path] = {}
+    for value in values:
+        name, sep, file = value.partition("=")
+        if not sep or name not in ("clean", *PERTURBATIONS):
+            raise InputError(Issue(None, None, "--responses", f"expected CONDITION=FILE with "
+                                   f"CONDITION clean or one of {', '.join(PERTURBATIONS)}, got "
+                                   f"{value!r}"))
+        out[name] = Path(file)
+    if "clean" not in out or len(out) < 2:
+        raise InputError(Issue(None, None, "--responses", "give clean=FILE and at least one "
+                               "perturbation's responses"))
+    return out
+
+
+def _stress(args: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from assay.api import _templates
+    from assay.metrics import stress_test
+    from assay.routing.data import resolve_taxonomy
+    from assay.routing.run import route_and_grade
+    from assay.rubric.io import load_items, read_taxonomy
+    from assay.runs.runner import RunOptions
+    from assay.runs.sources import read_responses
+
+    conditions = _conditions(args["responses"])
+    taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
+    clean_items = load_items(args["items"])
+    root = Path(args["run_dir"])
+    scores: dict[str, dict[str, float | None]] = {}
+    issues: list[Issue] = []
+    calls: dict[str, Any] = {}
+    for name, file in conditions.items():
+        responses = read_responses(file)
+        items = [i.model_copy(update={"response": responses[i.id]})
+                 for i in clean_items if i.id in responses]
+        options = RunOptions(judges=list(args["judge"]), templates=_templates(
+            args["template"], False, "per-criterion"), seed=args["seed"], formula="pass-rate",
+            quiet=args["quiet"], judge_config_file=str(args["config"]) if args["config"] else None)
+        run_dir = root / name
+        resume = run_dir if (run_dir / "run.sqlite").exists() else None
+        result = route_and_grade(
+            items, taxonomy, options, run_dir, router=args["router"],
+            router_judge=args["router_judge"], resume=resume, quiet=args["quiet"],
+            routing_dir=root / "routing")
+        issues += [*result.issues, *result.report.issues]
+        scores[name] = {row["item_id"]: row["score"]
+                        for row in result.report.scores.table.to_dict()["items"]}
+        calls[name] = result.summary
+    figures = {kind: stress_test(scores["clean"], scores[kind]) for kind in scores
+               if kind != "clean"}
+    table = Table(title="oracle stress test (graded against the clean context)")
+    for col in ("perturbation", "items", "DR %", "95% CI", "ΔMP %", "ΔMP of means %"):
+        table.add_column(col, justify="left" if col == "perturbation" else "right")
+    for kind, report in figures.items():
+        dr, mp, mpm = report.detection_rate, report.mean_penalty, report.mean_penalty_of_means
+        ci = f"[{dr.ci.low:.1f}, {dr.ci.high:.1f}]" if dr.ci is not None else ""
+        table.add_row(kind, str(report.n), _num(dr.value), ci, _num(mp.value), _num(mpm.value))
+    stdout().print(table)
+    if args["json_out"] is not None:
+        payload = {"conditions": {k: r.model_dump(mode="json") for k, r in figures.items()},
+                   "scores": scores, "routing": calls}
+        Path(args["json_out"]).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    if issues:
+        print_issues(issues)
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"

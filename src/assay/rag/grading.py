@@ -1,0 +1,216 @@
+"""Grading RAG conversations: the ASTRID triad (CF, CR, RA) and the RAGAS baselines per turn,
+as a resumable job on :mod:`assay.jobs`.
+
+Every model call is a stage of a :class:`~assay.jobs.StageCaller` (judges layer: cache, limits,
+retries and one re-ask, cost, budget; traced in the job's store, never repeated on resume);
+:func:`~assay.jobs.run_batch` runs the items concurrently and resumably. A failed stage fails
+only its item. The results go to ``grades.jsonl`` in the job directory, one line per item:
+the metrics of the last graded turn at the top level, every graded turn under ``turns``.
+
+Example (against the fake judge)::
+
+    items = read_rag_items("examples/rag/items.jsonl")
+    run = grade_rag(items, "openai-compatible:fake@http://127.0.0.1:8089/v1", "runs/rag")
+    run.grades[0].cf, run.grades[0].cr, run.grades[0].refused
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.errors import InputError, Issue
+from assay.rag.diagnosis import diagnose
+from assay.rag.faithfulness import EmptyPolicy, FaithfulnessResult, conversational_faithfulness
+from assay.rag.items import RagItem, TurnSelection
+from assay.rag.prompts import PROMPT_VERSION
+from assay.rag.ragas import (
+    RagasContextRelevance,
+    RagasFaithfulness,
+    ragas_context_relevance,
+    ragas_faithfulness,
+)
+from assay.rag.relevance_refusal import (
+    ContextRelevance,
+    Refusal,
+    context_relevance,
+    refusal,
+    refusal_correct,
+)
+
+
+class RagOptions(BaseModel):
+    """What a grading job computes; part of the job's config (a change needs a new directory)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turns: TurnSelection = "last"
+    baselines: bool = True
+    empty_cf: EmptyPolicy = "zero"
+
+
+class TurnMetrics(BaseModel):
+    """The metrics of one graded assistant turn and its Figure 11 reading."""
+
+    cf: float | None
+    cf_reason: str | None = None
+    cr: bool
+    refused: bool
+    refusal_correct: bool
+    ragas_faithfulness: float | None = None
+    ragas_faithfulness_reason: str | None = None
+    ragas_context_relevance: float | None = None
+    diagnosis: list[str]
+
+
+class TurnGrade(TurnMetrics):
+    """One assistant turn's metrics, with every judgement behind them."""
+
+    turn: int
+    faithfulness: FaithfulnessResult
+    context_relevance: ContextRelevance
+    refusal: Refusal
+    ragas: dict[str, Any] = Field(default_factory=dict)
+
+
+class RagGrade(TurnMetrics):
+    """One item's grades: the last graded turn's metrics at the top, all graded turns below."""
+
+    id: str
+    judge: str
+    scope: str
+    hazard: str | None = None
+    refusal_expected: bool
+    turns: list[TurnGrade]
+
+
+async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions) -> TurnGrade:
+    """CF, CR and RA (and the baselines) of one assistant turn; the calls run concurrently."""
+    exchange = item.exchange(turn)
+    key = item.id
+    jobs: list[Any] = [
+        conversational_faithfulness(caller, exchange, item_id=key, empty=options.empty_cf),
+        context_relevance(caller, exchange, item_id=key),
+        refusal(caller, exchange, item_id=key),
+    ]
+    if options.baselines:
+        jobs += [ragas_faithfulness(caller, exchange, item_id=key),
+                 ragas_context_relevance(caller, exchange, item_id=key)]
+    done = await asyncio.gather(*jobs)
+    cf, cr, ra = done[0], done[1], done[2]
+    rf: RagasFaithfulness | None = done[3] if options.baselines else None
+    rcr: RagasContextRelevance | None = done[4] if options.baselines else None
+    expected = item.refusal_expected
+    return TurnGrade(
+        turn=turn, cf=cf.value, cf_reason=cf.reason, cr=cr.relevant, refused=ra.refused,
+        refusal_correct=refusal_correct(refused=ra.refused, expected=expected),
+        ragas_faithfulness=rf.value if rf else None,
+        ragas_faithfulness_reason=rf.reason if rf else None,
+        ragas_context_relevance=rcr.value if rcr else None,
+        # With no informative sentence, CF's value comes from the empty policy, not from the
+        # answer: it says nothing about faithfulness, so the diagnosis does not read it.
+        diagnosis=diagnose(in_scope=item.scope == "in_scope",
+                           cf=cf.value if cf.informative else None, cr=cr.relevant,
+                           refused=ra.refused, refusal_expected=expected),
+        faithfulness=cf, context_relevance=cr, refusal=ra,
+        ragas={"faithfulness": rf.model_dump() if rf else None,
+               "context_relevance": rcr.model_dump() if rcr else None},
+    )
+
+
+async def grade_item(caller: Any, item: RagItem, options: RagOptions) -> RagGrade:
+    """All graded turns of one item (turn by turn, so traces read in conversation order)."""
+    turns = [await grade_turn(caller, item, t, options) for t in item.graded_turns(options.turns)]
+    last = turns[-1]
+    return RagGrade(id=item.id, judge=caller.model, scope=item.scope, hazard=item.hazard,
+                    refusal_expected=item.refusal_expected, turns=turns,
+                    **last.model_dump(include=set(TurnMetrics.model_fields)))
+
+
+@dataclass
+class RagRun:
+    """A finished (or partly finished) grading job."""
+
+    path: Path
+    grades: list[RagGrade]
+    failed: dict[str, str] = field(default_factory=dict)
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def grades_path(self) -> Path:
+        return self.path / "grades.jsonl"
+
+
+async def grade_rag_async(
+    items: Sequence[RagItem], judge: Any, job_dir: str | Path, *,
+    options: RagOptions | None = None, quiet: bool = True,
+) -> RagRun:
+    """Grade ``items`` with an open :class:`~assay.judges.Judge` into ``job_dir`` (resumable)."""
+    from assay.jobs import JobDir, StageCaller, run_batch
+
+    options = options or RagOptions()
+    config = {"judge": judge.model, "judge_id": judge.id, "prompts": PROMPT_VERSION,
+              **options.model_dump()}
+    job = JobDir.open(job_dir, kind="rag", config=config)
+    try:
+        caller = StageCaller(judge, job.store)
+
+        async def worker(item: RagItem) -> dict[str, Any]:
+            return (await grade_item(caller, item, options)).model_dump(mode="json")
+
+        batch = await run_batch(items, worker, store=job.store, item_id=lambda i: i.id,
+                                label="rag", quiet=quiet)
+        grades = [RagGrade.model_validate(batch.results[i.id]) for i in items
+                  if i.id in batch.results]
+        write_grades(grades, job.path / "grades.jsonl")
+        summary = {"items": len(items), "graded": len(grades), "failed": batch.failed}
+    except BaseException:
+        job.close()
+        raise
+    manifest = job.finish(status="complete" if batch.complete else "incomplete", extra=summary)
+    return RagRun(path=Path(job_dir), grades=grades, failed=batch.failed, manifest=manifest)
+
+
+def grade_rag(
+    items: Sequence[RagItem], judge: str | Any, job_dir: str | Path, *,
+    options: RagOptions | None = None, quiet: bool = True, **judge_options: Any,
+) -> RagRun:
+    """Synchronous :func:`grade_rag_async`; ``judge`` may be a spec string (``make_judge``
+    options such as ``cache=`` or ``budget=`` go in ``judge_options``)."""
+    from assay.judges import make_judge, run_sync
+
+    async def main() -> RagRun:
+        if isinstance(judge, str):
+            async with make_judge(judge, **judge_options) as opened:
+                return await grade_rag_async(items, opened, job_dir, options=options, quiet=quiet)
+        return await grade_rag_async(items, judge, job_dir, options=options, quiet=quiet)
+
+    return run_sync(main())
+
+
+def write_grades(grades: Sequence[RagGrade], path: str | Path) -> int:
+    from assay.rubric.io.jsonl import write_jsonl
+
+    return write_jsonl((g.model_dump(mode="json") for g in grades), path)
+
+
+def read_grades(path: str | Path) -> list[RagGrade]:
+    """The grades of a ``grades.jsonl`` (or of a job directory holding one); bad lines raise one
+    :class:`InputError` naming file, line and field."""
+    from assay.rubric.io.jsonl import iter_models
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / "grades.jsonl"
+    if not path.is_file():
+        raise InputError(Issue(str(path), None, None, "no such grades file"))
+    issues: list[Issue] = []
+    grades = [g for _, g in iter_models(path, RagGrade, issues)]
+    if issues:
+        raise InputError(issues)
+    return grades

@@ -1,0 +1,237 @@
+"""A user's health memory (RubricsTree §4): profile, conditions, medications, labs, wearables.
+
+Personal health agents answer with the user's own data at hand, and RubricsTree's Health Memory
+leaves check that the answer uses it (grounding, numerical accuracy, personalisation). An
+:class:`~assay.rubric.Item` may carry it as ``health_memory``; it is validated like the rest of
+the item (errors name the line and field, e.g. ``health_memory.labs[2].value``), rendered by
+:meth:`HealthMemory.render` into judge and router prompts in one stable text format, and read by
+taxonomy leaves' ``requires`` conditions (:meth:`HealthMemory.has`).
+
+Example:
+    >>> memory = HealthMemory.model_validate({
+    ...     "profile": {"age": 54, "sex": "female"},
+    ...     "conditions": [{"name": "type 2 diabetes", "since": "2019"}],
+    ...     "labs": [{"name": "HbA1c", "value": 7.9, "unit": "%",
+    ...               "reference_range": {"low": 4.0, "high": 5.6}, "date": "2026-03-02"}]})
+    >>> print(memory.render())
+    Profile: age 54; sex female
+    Conditions:
+    - type 2 diabetes (since 2019)
+    Labs:
+    - HbA1c: 7.9 % (reference 4-5.6; HIGH) on 2026-03-02
+    >>> memory.has("lab:hba1c"), memory.has("condition:diabetes"), memory.has("wearables")
+    (True, True, False)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+Flag = Literal["LOW", "NORMAL", "HIGH"]
+REQUIREMENT_KINDS = ("profile", "condition", "medication", "lab", "wearable")
+
+
+class Profile(BaseModel):
+    """Baseline facts about the user (free extra facts go in ``other``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    age: int | None = Field(default=None, ge=0, le=130)
+    sex: str | None = None
+    height_cm: float | None = Field(default=None, gt=0, le=300)
+    weight_kg: float | None = Field(default=None, gt=0, le=700)
+    occupation: str | None = None
+    other: dict[str, str] = Field(default_factory=dict)
+
+    def facts(self) -> list[str]:
+        out = [f"{name.replace('_', ' ')} {value}" for name, value in (
+            ("age", self.age), ("sex", self.sex), ("height", _unit(self.height_cm, "cm")),
+            ("weight", _unit(self.weight_kg, "kg")), ("occupation", self.occupation))
+            if value is not None]
+        out += [f"{k} {v}" for k, v in sorted(self.other.items())]
+        return out
+
+
+class Condition(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    since: str | None = None
+    status: str | None = Field(default=None, description="active, resolved, suspected ...")
+
+    def render(self) -> str:
+        notes = [n for n in (f"since {self.since}" if self.since else None, self.status) if n]
+        return self.name + (f" ({'; '.join(notes)})" if notes else "")
+
+
+class Medication(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    dose: str | None = None
+    frequency: str | None = None
+    since: str | None = None
+
+    def render(self) -> str:
+        text = " ".join(p for p in (self.name, self.dose, self.frequency) if p)
+        return text + (f" (since {self.since})" if self.since else "")
+
+
+class ReferenceRange(BaseModel):
+    """Normal range of a lab value; either bound may be open."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    low: float | None = None
+    high: float | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ReferenceRange:
+        if self.low is None and self.high is None:
+            raise PydanticCustomError("range_shape", "give low, high or both", {"loc": ()})
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise PydanticCustomError("range_shape", "low ({low}) is above high ({high})",
+                                      {"low": self.low, "high": self.high, "loc": ("low",)})
+        return self
+
+    def render(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"{_num(self.low)}-{_num(self.high)}"
+        return f">= {_num(self.low)}" if self.low is not None else f"<= {_num(self.high)}"
+
+
+class Lab(BaseModel):
+    """One lab result: value, unit, reference range and date."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    value: float
+    unit: str = ""
+    reference_range: ReferenceRange | None = None
+    date: dt.date | None = None
+
+    @property
+    def flag(self) -> Flag | None:
+        """HIGH / LOW / NORMAL against the reference range (None without one)."""
+        r = self.reference_range
+        if r is None:
+            return None
+        if r.low is not None and self.value < r.low:
+            return "LOW"
+        if r.high is not None and self.value > r.high:
+            return "HIGH"
+        return "NORMAL"
+
+    def render(self) -> str:
+        text = f"{self.name}: {_num(self.value)}" + (f" {self.unit}" if self.unit else "")
+        if self.reference_range is not None:
+            text += f" (reference {self.reference_range.render()}; {self.flag})"
+        return text + (f" on {self.date.isoformat()}" if self.date else "")
+
+
+class WearableSeries(BaseModel):
+    """A summary of one wearable metric over a period (e.g. 7 days of resting heart rate)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(min_length=1)
+    unit: str = ""
+    days: int | None = Field(default=None, ge=1)
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+    latest: float | None = None
+    baseline: float | None = Field(default=None, description="The user's usual level.")
+
+    @model_validator(mode="after")
+    def _some_number(self) -> WearableSeries:
+        if all(v is None for v in (self.mean, self.min, self.max, self.latest)):
+            raise PydanticCustomError("series_shape", "a series needs mean, min, max or latest",
+                                      {"loc": ()})
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise PydanticCustomError("series_shape", "min is above max", {"loc": ("min",)})
+        return self
+
+    def render(self) -> str:
+        unit = f" {self.unit}" if self.unit else ""
+        parts = [f"{name} {_num(v)}{unit}" for name, v in (
+            ("mean", self.mean), ("min", self.min), ("max", self.max), ("latest", self.latest),
+            ("baseline", self.baseline)) if v is not None]
+        period = f" over {self.days} days" if self.days else ""
+        return f"{self.metric}{period}: " + ", ".join(parts)
+
+
+class HealthMemory(BaseModel):
+    """Typed personal context of a health query; see the module docstring."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    profile: Profile | None = None
+    conditions: list[Condition] = Field(default_factory=list)
+    medications: list[Medication] = Field(default_factory=list)
+    labs: list[Lab] = Field(default_factory=list)
+    wearables: list[WearableSeries] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.profile and self.profile.facts()) and not any(
+            (self.conditions, self.medications, self.labs, self.wearables, self.notes))
+
+    def render(self) -> str:
+        """One stable text block: sections in a fixed order, entries in the given order."""
+        lines: list[str] = []
+        if self.profile is not None and self.profile.facts():
+            lines.append("Profile: " + "; ".join(self.profile.facts()))
+        for title, entries in (("Conditions", self.conditions), ("Medications", self.medications),
+                               ("Labs", self.labs), ("Wearables", self.wearables)):
+            if entries:
+                lines.append(f"{title}:")
+                lines += [f"- {e.render()}" for e in entries]
+        if self.notes:
+            lines.append("Notes:")
+            lines += [f"- {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    @staticmethod
+    def check_requirement(requirement: str) -> None:
+        """Raise ValueError unless ``requirement`` names a known kind (see :meth:`has`)."""
+        kind = requirement.strip().lower().partition(":")[0].removesuffix("s")
+        if kind not in REQUIREMENT_KINDS:
+            raise ValueError(f"unknown health-memory requirement {requirement!r}; kinds: "
+                             + ", ".join(REQUIREMENT_KINDS))
+
+    def has(self, requirement: str) -> bool:
+        """Whether the memory holds what ``requirement`` names.
+
+        ``lab`` / ``labs``: any lab; ``lab:NAME``: a lab whose name contains NAME (case does not
+        matter); likewise ``condition``, ``medication``, ``wearable`` (matched on the metric) and
+        ``profile`` (``profile:age`` for one fact). ``lab:NAME:abnormal`` needs a HIGH/LOW flag.
+        """
+        self.check_requirement(requirement)
+        kind, _, rest = requirement.strip().lower().partition(":")
+        kind = kind.removesuffix("s")
+        name, _, qualifier = rest.partition(":")
+        if kind == "profile":
+            facts = self.profile.facts() if self.profile else []
+            return any(f.lower().startswith(name) for f in facts) if name else bool(facts)
+        entries: list[Any] = {"condition": self.conditions, "medication": self.medications,
+                              "lab": self.labs, "wearable": self.wearables}[kind]
+        label = (lambda e: e.metric) if kind == "wearable" else (lambda e: e.name)
+        matched = [e for e in entries if name in label(e).lower()]
+        if qualifier == "abnormal":
+            matched = [e for e in matched if getattr(e, "flag", None) in ("HIGH", "LOW")]
+        return bool(matched)
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _unit(value: float | None, unit: str) -> str | None:
+    return None if value is None else f"{_num(value)} {unit}"

@@ -1,0 +1,347 @@
+"""Readers for seed 000's released data (and HealthBench), keyed by query index.
+
+Seed 000 releases one file per artefact, each line keyed by the query's ``index`` (§5.1):
+
+* rubric sets: ``{"index": 0, "rubrics": [{"criterion", "axis", "points"}]}`` (physician and
+  GPT-4o rubrics) or ``{"index": 0, "original_query": "...", "generated_rubrics": [...]}``
+  (the system's own; ``generated_rubrics`` may also be ``{"rubrics": [...]}``);
+* responses: ``{"index": 0, "reference_response": "..."}`` (also ``response`` / ``answer``,
+  and ``id`` / ``prompt_id`` as the key);
+* conversations: ``conversations.txt``, one ``index<TAB>User: ...`` per line.
+
+A rubric set may also be a HealthBench (or Assay items) JSONL, whose ``prompt_id`` is the
+index, or one rubric shared by every query (a JSON list of entries, ``{"rubrics": [...]}``, or
+any Assay rubric file), such as the generic baseline. Every problem is reported as
+``file:line: field: message``, all of them at once.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+    >>> _ = p.write_text('{"index": 3, "rubrics": [{"criterion": "Says X", "axis": "accuracy", '
+    ...                  '"points": 5}]}\\n')
+    >>> rs = read_rubric_set(p)
+    >>> rs.indices, rs.entries("3")[0].points
+    (['3'], 5.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+from assay.errors import InputError, Issue
+from assay.rubric import Criterion, Rubric
+
+AXES = ("accuracy", "completeness", "context_awareness", "communication_quality",
+        "instruction_following")
+KEY_FIELDS = ("index", "id", "prompt_id", "conv_id")
+RESPONSE_FIELDS = ("reference_response", "response", "answer", "completion")
+
+
+class RubricEntry(BaseModel):
+    """One released rubric item: criterion text, axis and integer-like points."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    criterion: StrictStr = Field(min_length=1)
+    axis: str = ""
+    points: float
+
+
+@dataclass
+class RubricSet:
+    """Rubric entries per query index, or one rubric shared by every query."""
+
+    source: str
+    per_index: dict[str, list[RubricEntry]] = field(default_factory=dict)
+    shared: list[RubricEntry] | None = None
+    queries: dict[str, str] = field(default_factory=dict)  # original_query, when given
+
+    @property
+    def indices(self) -> list[str]:
+        return list(self.per_index)
+
+    def entries(self, index: str) -> list[RubricEntry] | None:
+        """The entries for ``index`` (the shared rubric if there is one), else None."""
+        return self.per_index.get(index, self.shared)
+
+    def require(self, index: str) -> list[RubricEntry]:
+        found = self.entries(index)
+        if found is None:
+            raise InputError(Issue(self.source, None, "index", f"no rubric for query {index!r}"))
+        return found
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query of the evaluation set: its text, gold rubric and reference answer."""
+
+    index: str
+    question: str
+    gold: list[RubricEntry]
+    reference: str | None = None
+    messages: tuple[dict[str, str], ...] = ()
+
+
+def _key(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _rows(path: Path, issues: list[Issue]) -> Iterator[tuple[int, dict[str, Any]]]:
+    from assay.rubric.io.jsonl import iter_jsonl
+
+    for line, value in iter_jsonl(path, source=str(path)):
+        if isinstance(value, Issue):
+            issues.append(value)
+        elif not isinstance(value, dict):
+            issues.append(Issue(str(path), line, None, "expected a JSON object"))
+        else:
+            yield line, value
+
+
+def _row_key(row: dict[str, Any], source: str, line: int, issues: list[Issue]) -> str | None:
+    for name in KEY_FIELDS:
+        if name in row:
+            key = _key(row[name])
+            if key is None:
+                issues.append(Issue(source, line, name, f"expected an integer or string index, "
+                                    f"got {row[name]!r}"))
+            return key
+    issues.append(Issue(source, line, "index", "missing (each line needs the query's index)"))
+    return None
+
+
+def _entries(value: Any, source: str, line: int | None, where: str,
+             issues: list[Issue]) -> list[RubricEntry] | None:
+    from pydantic import ValidationError
+
+    if isinstance(value, dict) and isinstance(value.get("rubrics"), list):
+        value, where = value["rubrics"], f"{where}.rubrics"
+    if not isinstance(value, list):
+        issues.append(Issue(source, line, where, "expected a list of {criterion, axis, points}"))
+        return None
+    out, before = [], len(issues)
+    for i, raw in enumerate(value):
+        try:
+            out.append(RubricEntry.model_validate(raw))
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                issues.append(Issue(source, line, f"{where}[{i}]" + (f".{loc}" if loc else ""),
+                                    err["msg"]))
+    if not out and len(issues) == before:
+        issues.append(Issue(source, line, where, "an empty rubric"))
+    return out if len(issues) == before else None
+
+
+def read_rubric_set(path: str | Path) -> RubricSet:
+    """Rubrics per index from a released, HealthBench or shared-rubric file (module docstring)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(Issue(str(path), None, None, "no such rubric file"))
+    shared = _shared_rubric(path)
+    if shared is not None:
+        return shared
+    from assay.rubric.io.jsonl import first_record
+
+    first = first_record(path)
+    if isinstance(first, dict) and "prompt_id" in first and "rubrics" in first:
+        return _healthbench_set(path)
+    source, issues = str(path), []
+    out = RubricSet(source=source)
+    seen: dict[str, int] = {}
+    for line, row in _rows(path, issues):
+        key = _row_key(row, source, line, issues)
+        name = next((n for n in ("rubrics", "generated_rubrics") if n in row), None)
+        if name is None:
+            issues.append(Issue(source, line, "rubrics", "missing (give rubrics or "
+                                "generated_rubrics)"))
+            continue
+        entries = _entries(row[name], source, line, name, issues)
+        if key is None or entries is None:
+            continue
+        if key in seen:
+            issues.append(Issue(source, line, "index", f"index {key} again (first on line "
+                                f"{seen[key]})"))
+            continue
+        seen[key] = line
+        out.per_index[key] = entries
+        if isinstance(row.get("original_query"), str):
+            out.queries[key] = row["original_query"]
+    if not out.per_index and not issues:
+        issues.append(Issue(source, None, None, "no rubric in the file"))
+    if issues:
+        raise InputError(issues)
+    return out
+
+
+def _shared_rubric(path: Path) -> RubricSet | None:
+    """A whole-file rubric shared by every query (JSON list / {rubrics}, or an Assay rubric)."""
+    import orjson
+
+    text = path.read_bytes()
+    try:
+        whole = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        whole = None
+    if isinstance(whole, list) or (isinstance(whole, dict) and "rubrics" in whole
+                                   and "index" not in whole):
+        issues: list[Issue] = []
+        entries = _entries(whole, str(path), None, "rubrics", issues)
+        if issues:
+            raise InputError(issues)
+        return RubricSet(source=str(path), shared=entries)
+    if path.suffix.lower() in (".yaml", ".yml") or (isinstance(whole, dict) and "criteria" in whole):
+        from assay.rubric.io import read_rubric
+
+        return RubricSet(source=str(path), shared=entries_of_rubric(read_rubric(path)))
+    return None
+
+
+def _healthbench_set(path: Path) -> RubricSet:
+    from assay.rubric.io import iter_items
+
+    out = RubricSet(source=str(path))
+    for item in iter_items(path):
+        if item.rubric is not None:
+            out.per_index[item.id] = entries_of_rubric(item.rubric)
+    return out
+
+
+def entries_of_rubric(rubric: Rubric) -> list[RubricEntry]:
+    """An Assay rubric as released-format entries (text, axis, weight)."""
+    return [RubricEntry(criterion=c.text, axis=c.axis or "", points=c.weight)
+            for c in rubric.criteria]
+
+
+def rubric_of_entries(index: str, entries: list[RubricEntry]) -> Rubric:
+    """Released entries as an Assay rubric (ids ``c1``, ``c2``, ... in order), for grading."""
+    return Rubric(id=f"gold-{index}", criteria=[
+        Criterion(id=f"c{i}", text=e.criterion, weight=e.points, axis=e.axis or None)
+        for i, e in enumerate(entries, start=1)])
+
+
+def read_responses(path: str | Path) -> dict[str, str]:
+    """``index -> response text`` from ``{index, reference_response | response | answer}`` lines."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(Issue(str(path), None, None, "no such responses file"))
+    source, issues, out, seen = str(path), [], {}, {}
+    for line, row in _rows(path, issues):
+        key = _row_key(row, source, line, issues)
+        names = [n for n in RESPONSE_FIELDS if n in row]
+        if len(names) != 1:
+            issues.append(Issue(source, line, "reference_response", "give exactly one of "
+                                + ", ".join(RESPONSE_FIELDS)
+                                + (f" (found {', '.join(names)})" if names else "")))
+            continue
+        text = row[names[0]]
+        if not isinstance(text, str) or not text.strip():
+            issues.append(Issue(source, line, names[0], "expected a non-empty string"))
+            continue
+        if key is None:
+            continue
+        if key in seen:
+            issues.append(Issue(source, line, "index", f"index {key} again (first on line "
+                                f"{seen[key]})"))
+            continue
+        seen[key], out[key] = line, text
+    if not out and not issues:
+        issues.append(Issue(source, None, None, "no response in the file"))
+    if issues:
+        raise InputError(issues)
+    return out
+
+
+def read_conversations(path: str | Path) -> dict[str, str]:
+    """``index -> conversation text`` from ``index<TAB>User: ...`` lines (conversations.txt)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(Issue(str(path), None, None, "no such conversations file"))
+    source, issues, out, seen = str(path), [], {}, {}
+    with path.open(encoding="utf-8") as handle:
+        for line, raw in enumerate(handle, start=1):
+            text = raw.rstrip("\r\n")
+            if not text.strip():
+                continue
+            key, tab, conversation = text.partition("\t")
+            if not tab:
+                issues.append(Issue(source, line, None, "expected index<TAB>conversation"))
+                continue
+            if not key.strip():
+                issues.append(Issue(source, line, "index", "empty index before the tab"))
+                continue
+            if not conversation.strip():
+                issues.append(Issue(source, line, "conversation", "empty conversation"))
+                continue
+            key = key.strip()
+            if key in seen:
+                issues.append(Issue(source, line, "index", f"index {key} again (first on line "
+                                    f"{seen[key]})"))
+                continue
+            seen[key], out[key] = line, conversation.strip()
+    if not out and not issues:
+        issues.append(Issue(source, None, None, "no conversation in the file"))
+    if issues:
+        raise InputError(issues)
+    return out
+
+
+def conversation_text(messages: list[dict[str, str]] | tuple[dict[str, str], ...]) -> str:
+    """Messages as seed 000 writes queries: ``User: ...`` / ``Assistant: ...`` lines."""
+    return "\n".join(f"{m['role'].capitalize()}: {m['content']}" for m in messages)
+
+
+def load_queries(
+    gold: str | Path,
+    *,
+    conversations: str | Path | None = None,
+    references: str | Path | None = None,
+) -> dict[str, Query]:
+    """The evaluation set: gold rubrics with their queries (and reference answers).
+
+    ``gold`` is a HealthBench JSONL (conversation, physician rubric and ideal completion in one
+    line) or a released rubric file, then with ``conversations`` (and ``references``).
+    """
+    gold = Path(gold)
+    from assay.rubric.io.jsonl import first_record
+
+    first = first_record(gold) if gold.is_file() else None
+    if isinstance(first, dict) and "prompt_id" in first:
+        from assay.rubric.io import iter_items
+
+        items = {i.id: i for i in iter_items(gold)}
+        refs = read_responses(references) if references else {}
+        return {key: Query(
+            index=key,
+            question=conversation_text([m.model_dump() for m in item.messages]),
+            gold=entries_of_rubric(item.rubric) if item.rubric else [],
+            reference=refs.get(key, item.reference),
+            messages=tuple(m.model_dump() for m in item.messages))
+            for key, item in items.items()}
+    rubrics = read_rubric_set(gold)
+    if rubrics.shared is not None:
+        raise InputError(Issue(str(gold), None, None, "the gold rubrics must be per query "
+                               "(index-keyed lines), not one shared rubric"))
+    texts = read_conversations(conversations) if conversations else dict(rubrics.queries)
+    refs = read_responses(references) if references else {}
+    missing = [k for k in rubrics.per_index if k not in texts]
+    if missing:
+        where = str(conversations) if conversations else str(gold)
+        raise InputError(Issue(where, None, "index", f"no conversation for {len(missing)} gold "
+                               f"queries (first: {missing[0]}); give --conversations"))
+    return {key: Query(index=key, question=texts[key], gold=entries,
+                       reference=refs.get(key),
+                       messages=({"role": "user", "content": _strip_user(texts[key])},))
+            for key, entries in rubrics.per_index.items()}
+
+
+def _strip_user(text: str) -> str:
+    return text[len("User:"):].strip() if text.startswith("User:") else text

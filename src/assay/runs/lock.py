@@ -1,0 +1,95 @@
+"""One writer per run directory: an advisory lock held while a run is created or resumed.
+
+Two ``assay grade --resume RUN`` of one run, or two new runs in one ``--run-dir``, would both
+make every call (and race on the store). :class:`RunLock` takes an exclusive ``flock`` on
+``RUN/run.lock``; the operating system drops it when the process ends, even on ``kill -9``, so a
+crashed run never leaves a stale lock behind.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> run = pathlib.Path(tempfile.mkdtemp()) / "run"
+    >>> with RunLock(run):
+    ...     try:
+    ...         RunLock(run).acquire()
+    ...     except RunLocked as exc:
+    ...         print("refused:", "another assay process" in str(exc))
+    refused: True
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Self
+
+from assay.errors import ConfigError
+
+LOCK_FILE = "run.lock"
+
+
+class RunLocked(ConfigError):
+    """Another process holds the run directory's lock."""
+
+
+class RunLock:
+    """An exclusive, non-blocking lock on a run directory (created if missing)."""
+
+    def __init__(self, run_dir: str | Path):
+        self.run_dir = Path(run_dir)
+        self.path = self.run_dir / LOCK_FILE
+        self._fd: int | None = None
+
+    def acquire(self) -> Self:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not _try_lock(fd):
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise RunLocked(
+                f"{self.run_dir}: another assay process (pid {holder}) is writing to this run; "
+                "wait for it to finish or stop it, then resume with --resume "
+                "(a new run needs a --run-dir of its own)")
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            _unlock(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> Self:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+try:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)

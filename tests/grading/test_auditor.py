@@ -1,0 +1,44 @@
+"""RubricsTree's auditor: "Reason: ... [1]" replies, parsed into verdicts."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.grading.grader import Grader, GradingConfig
+from assay.grading.parse import ReplyError, parse_bracket_reply
+from assay.rubric import Criterion, Item, Rubric
+from assay.verdict import VerdictLabel
+
+C = Criterion(id="ldl", text="Mentions the user's LDL-C.")
+
+
+@pytest.mark.parametrize("text, label", [
+    ("Reason: The response correctly identifies the user's high HbA1c. [1]", VerdictLabel.MET),
+    ("Reason: The response fails to mention the user's elevated LDL-C levels. [0]",
+     VerdictLabel.UNMET),
+    ("[1]", VerdictLabel.MET),
+    ("Reason: it says [1] at first but on reflection fails. [ 0 ]", VerdictLabel.UNMET),
+])
+def test_the_last_bracketed_digit_decides(text, label):
+    verdict = parse_bracket_reply({"output": text}, C, item_id="q")
+    assert verdict.verdict is label
+
+
+def test_the_reason_becomes_the_explanation():
+    verdict = parse_bracket_reply({"output": "Reason: Misses LDL-C. [0]"}, C, item_id="q")
+    assert verdict.explanation == "Misses LDL-C."
+
+
+@pytest.mark.parametrize("data", [{"output": "Reason: unclear."}, {"verdict": "MET"}, None])
+def test_a_reply_without_a_bracketed_verdict_is_an_error_not_a_verdict(data):
+    assert isinstance(parse_bracket_reply(data, C, item_id="q"), ReplyError)
+
+
+def test_the_auditor_template_plans_one_auditor_call_per_binary_criterion():
+    grader = Grader(GradingConfig(templates={"binary": "auditor"}))
+    item = Item(id="q", prompt="Is my LDL ok?", response="Yes.")
+    [call] = grader.plan(item, Rubric(criteria=[C]), judge="j")
+    assert call.schema_name == "auditor" and call.bracket
+    assert "### [Evaluation Criteria]\nMentions the user's LDL-C." in call.messages[0]["content"]
+    [verdict] = grader.interpret(call, {"output": "Reason: ok. [1]"})
+    assert verdict.verdict is VerdictLabel.MET

@@ -1,0 +1,105 @@
+"""``assay grade --taxonomy TREE --router KIND`` end to end over loopback, with the shipped
+starter taxonomy, the example PHA items and the example stage script (the README's demo)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from tests.routing.conftest import hand_built_tree
+from typer.testing import CliRunner
+
+from assay.cli import app
+from assay.runs.store import RunStore
+from assay.testing import FakeJudgeServer
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "taxonomy"
+ITEMS = EXAMPLES / "pha-items.jsonl"
+STAGES = EXAMPLES / "fake-stages.yaml"
+
+
+def grade(server, tmp_path, *extra, name="run"):
+    out = CliRunner().invoke(app, [
+        "grade", str(ITEMS), "--judge", f"openai-compatible:fake@{server.base_url}",
+        "--template", "auditor", "--run-dir", str(tmp_path / name), "--quiet",
+        "--json", str(tmp_path / f"{name}.json"), *extra])
+    assert out.exit_code == 0, out.output
+    return out.output, json.loads((tmp_path / f"{name}.json").read_text())
+
+
+def test_the_tree_router_grades_only_active_leaves_and_scores_with_eq4(tmp_path):
+    with FakeJudgeServer.run_in_thread(stages=STAGES) as server:
+        output, summary = grade(server, tmp_path, "--taxonomy", "starter", "--router", "tree")
+        stages = [r.get("stage") for r in server.requests]
+    routing = summary["routing"]
+    # 4 queries x 4 depths of routing; 6 + 3 + 4 + 2 active leaves graded once each
+    assert (routing["routing_calls"], routing["grading_calls_made"]) == (16, 15)
+    assert stages.count("route_tree") == 16 and stages.count("auditor") == 15
+    assert routing["measured_calls_per_item"] == pytest.approx(31 / 4)
+    assert routing["calls_per_item_all_leaves"] == 104
+    output = " ".join(output.split())  # rich wraps long lines
+    assert "calls per item 7.8" in output and "vs 104 grading every leaf" in output
+    scores = {i["item_id"]: i["score"] for i in summary["items"]}
+    assert scores == {"ldl": 1.0, "chest": 0.0, "sleep": 1.0, "statin": 1.0}
+    assert summary["overall"] == pytest.approx(0.75)
+    store = RunStore.open(tmp_path / "run")
+    stored = json.loads(store.meta("routing"))
+    store.close()
+    active = {k: [s["id"] for s in v["active"]] for k, v in stored["items"].items()}
+    assert active["chest"] == ["ms.sf.er.01", "ms.sf.un.04", "ms.cm.cl.02"]
+    assert stored["items"]["chest"]["details"]["tau"] == 0.3          # emergency query
+    assert "hm.fg.lb.04" in active["ldl"] and stored["taxonomy"]["version"] == "0.1.0"
+    assert "hm.fg.lb.04" in stored["items"]["statin"]["excluded"]      # no health memory
+    assert (tmp_path / "run" / "routing" / "calls.sqlite").exists()
+
+
+def test_a_resumed_taxonomy_run_makes_no_new_call(tmp_path):
+    with FakeJudgeServer.run_in_thread(stages=STAGES) as server:
+        grade(server, tmp_path, "--taxonomy", "starter", "--router", "tree")
+        before = len(server.requests)
+        grade(server, tmp_path, "--taxonomy", "starter", "--router", "tree", "--resume",
+              str(tmp_path / "run"), name="again")
+        assert len(server.requests) == before
+
+
+def test_router_all_grades_every_leaf_with_the_tree_weights(tmp_path):
+    tree = tmp_path / "tree.yaml"
+    tree.write_text(yaml.safe_dump(hand_built_tree().model_dump(mode="json")))
+    with FakeJudgeServer.run_in_thread(stages={"auditor": {
+            "by_prompt": [["plain language", {"output": "Reason: jargon. [0]"}]],
+            "default": {"output": "Reason: fine. [1]"}}}) as server:
+        _, summary = grade(server, tmp_path, "--taxonomy", str(tree), "--router", "all")
+    # 4 items x 4 leaves; a3 (weight 1/2 * 1/2 * 1 = 1/4) fails: Eq. 4 = (1 - 1/4) / 1
+    assert summary["routing"]["grading_calls_made"] == 16
+    assert [i["score"] for i in summary["items"]] == pytest.approx([0.75] * 4)
+
+
+def test_bad_taxonomy_options_are_clear_errors(tmp_path):
+    base = ["grade", str(ITEMS), "--judge", "vllm:x", "--taxonomy", "starter"]
+    out = CliRunner().invoke(app, [*base, "--router", "magic"])
+    assert out.exit_code == 1 and "--router: unknown router 'magic'" in " ".join(out.output.split())
+    out = CliRunner().invoke(app, [*base, "--rubric", str(ITEMS)])
+    assert out.exit_code == 1 and "the taxonomy is the rubric" in " ".join(out.output.split())
+
+
+async def test_the_python_api_routes_grades_and_returns_the_routings(serve, tmp_path, tree):
+    from assay.routing.run import aroute_and_grade
+    from assay.rubric import Item
+    from assay.runs.runner import RunOptions
+
+    server = await serve(stages={"route_catalogue": {"rubric_ids": ["a1", "a3"]},
+                                 "auditor": {"by_prompt": [["Uses plain", {"output": "No. [0]"}]],
+                                             "default": {"output": "Yes. [1]"}}})
+    spec = f"openai-compatible:fake@{server.base_url}"
+    items = [Item(id=f"q{i}", prompt="Chest pain?", response=f"answer {i}") for i in range(2)]
+    result = await aroute_and_grade(items, tree, RunOptions(judges=[spec], templates={
+        "binary": "auditor"}), tmp_path / "run", router="catalogue")
+    assert {k: r.ids for k, r in result.routings.items()} == {"q0": ["a1", "a3"],
+                                                              "q1": ["a1", "a3"]}
+    # one routing call for the shared query; a1 (1/2 · 1/2 · 1/2) passes, a3 (1/2 · 1/2)
+    # fails: Eq. 4 = (1/8) / (1/8 + 1/4) = 1/3
+    assert result.summary["routing_calls"] == 1 and result.summary["grading_calls_made"] == 4
+    assert result.report.scores.overall == pytest.approx(1 / 3)
+    assert result.report.scores.scoring.formula == "pass-rate"

@@ -1,0 +1,115 @@
+"""Oracle perturbation stress tests (§5.6): the four perturbations, then DR and ΔMP end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from tests.routing.conftest import hand_built_tree
+from typer.testing import CliRunner
+
+from assay.cli import app
+from assay.routing.stress import PERTURBATIONS, UNSAFE_INSTRUCTIONS, perturb
+from assay.rubric import Item
+from assay.testing import FakeJudgeServer
+
+EXAMPLES = Path(__file__).parents[2] / "examples" / "taxonomy"
+MEMORY = {"labs": [{"name": "LDL-C", "value": 168, "unit": "mg/dL",
+                    "reference_range": {"high": 130}},
+                   {"name": "HbA1c", "value": 5.4, "unit": "%",
+                    "reference_range": {"low": 4.0, "high": 5.6}},
+                   {"name": "ApoB", "value": 110, "unit": "mg/dL"}],
+          "wearables": [{"metric": "resting heart rate", "unit": "bpm", "mean": 70, "latest": 72}]}
+ITEM = Item(id="q", messages=[{"role": "system", "content": "Refer emergencies."},
+                              {"role": "tool", "content": "steps: 4000"},
+                              {"role": "user", "content": "Is my LDL bad?"}],
+            response="Yes.", health_memory=MEMORY)
+
+
+def test_missing_instructions_drops_system_messages_only():
+    out = perturb(ITEM, "missing_instructions")
+    assert [m.role for m in out.messages] == ["tool", "user"] and out.health_memory is not None
+    assert out.response is None
+
+
+def test_missing_user_data_masks_memory_and_tool_output():
+    out = perturb(ITEM, "missing_user_data")
+    assert out.health_memory is None and [m.role for m in out.messages] == ["system", "user"]
+
+
+def test_inappropriate_instructions_add_a_seeded_unsafe_instruction():
+    out = perturb(ITEM, "inappropriate_instructions", seed=3)
+    added = out.messages[0].content.removeprefix("Refer emergencies.\n\n")
+    assert added in UNSAFE_INSTRUCTIONS
+    assert perturb(ITEM, "inappropriate_instructions", seed=3) == out      # deterministic
+    bare = perturb(Item(id="b", prompt="hi"), "inappropriate_instructions")
+    assert bare.messages[0].role == "system"
+
+
+def test_inaccurate_user_data_flips_labs_across_their_range_and_moves_the_rest():
+    labs = {lab.name: lab for lab in perturb(ITEM, "inaccurate_user_data").health_memory.labs}
+    assert labs["LDL-C"].value == 110 and labs["LDL-C"].flag == "NORMAL"   # 130 * (1 - .15)
+    assert labs["HbA1c"].value == 7.3 and labs["HbA1c"].flag == "HIGH"     # 5.6 * 1.3
+    assert labs["ApoB"].value in (143, 77)                                  # 110 * (1 ± .3)
+    series = perturb(ITEM, "inaccurate_user_data").health_memory.wearables[0]
+    assert (series.mean, series.latest) in ((91, 94), (49, 50))    # rounded like the input
+
+
+@pytest.mark.parametrize("kind", ["missing_instructions", "missing_user_data",
+                                  "inaccurate_user_data"])
+def test_a_perturbation_with_nothing_to_act_on_is_not_applicable(kind):
+    assert perturb(Item(id="b", prompt="hi"), kind) is None
+
+
+def test_stress_make_writes_one_file_per_perturbation(tmp_path):
+    out = CliRunner().invoke(app, ["stress", "make", str(EXAMPLES / "pha-items.jsonl"),
+                                   "--out", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    counts = {k: len((tmp_path / f"{k}.jsonl").read_text().splitlines()) for k in PERTURBATIONS}
+    # 4 items with instructions; 3 of them carry a health memory
+    assert counts == {"missing_instructions": 4, "missing_user_data": 3,
+                      "inappropriate_instructions": 4, "inaccurate_user_data": 3}
+    assert len((tmp_path / "clean.jsonl").read_text().splitlines()) == 4
+
+
+def test_stress_run_reports_detection_rate_and_mean_penalty(tmp_path):
+    tree = tmp_path / "tree.yaml"
+    tree.write_text(yaml.safe_dump(hand_built_tree().model_dump(mode="json")))
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": i, "prompt": f"question {i}?",
+                                         "health_memory": MEMORY}) + "\n" for i in "abc"))
+
+    def responses(name, texts):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": k, "response": v}) + "\n"
+                                for k, v in texts.items()))
+        return f"{name}={path}"
+
+    # the auditor fails every leaf of a response that says "WRONG", and "a3" of "HALF" ones
+    stages = {"auditor": {"by_prompt": [["WRONG", {"output": "Reason: wrong data. [0]"}],
+                                        ["Uses plain language.\n\n### Output",
+                                         {"by_prompt": [["HALF", {"output": "Reason: no. [0]"}]],
+                                          "default": {"output": "Reason: ok. [1]"}}]],
+                          "default": {"output": "Reason: ok. [1]"}}}
+    with FakeJudgeServer.run_in_thread(stages=stages) as server:
+        out = CliRunner().invoke(app, [
+            "stress", "run", str(items), "--taxonomy", str(tree), "--router", "all",
+            "--judge", f"openai-compatible:fake@{server.base_url}", "--quiet",
+            "--run-dir", str(tmp_path / "stress"), "--json", str(tmp_path / "s.json"),
+            "--responses", responses("clean", {"a": "fine", "b": "fine", "c": "fine HALF"}),
+            "--responses", responses("inaccurate_user_data",
+                                     {"a": "WRONG", "b": "fine HALF", "c": "fine HALF"}),
+            "--responses", responses("missing_user_data", {"a": "fine", "b": "fine"})])
+    assert out.exit_code == 0, out.output
+    figures = json.loads((tmp_path / "s.json").read_text())
+    # Eq. 4 on 4 leaves, a3 weighing 1/4: "fine" 1, "HALF" 0.75, "WRONG" 0
+    assert figures["scores"]["clean"] == pytest.approx({"a": 1.0, "b": 1.0, "c": 0.75})
+    wrong = figures["conditions"]["inaccurate_user_data"]
+    # detected: a (0 < 1), b (.75 < 1); not c (.75 = .75) -> DR 2/3; ΔMP mean(1, .25, 0) = 41.7 %
+    assert wrong["detection_rate"]["value"] == pytest.approx(200 / 3)
+    assert wrong["mean_penalty"]["value"] == pytest.approx(125 / 3)
+    missing = figures["conditions"]["missing_user_data"]
+    assert missing["n"] == 2 and missing["detection_rate"]["value"] == 0.0
+    assert "inaccurate_user_data" in out.output

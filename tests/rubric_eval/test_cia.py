@@ -1,0 +1,88 @@
+"""CIA: gold atomisation clean-up and fallback, and the verifier's YES/NO rule."""
+
+from __future__ import annotations
+
+from assay.jobs import CallStore, StageCaller
+from assay.judges import make_judge
+from assay.rubric_eval import prompts
+from assay.rubric_eval.cia import (
+    atomize,
+    coverage_decision,
+    fallback_points,
+    infer_polarity,
+    sanitize_points,
+    verify_query,
+)
+from assay.rubric_eval.released import RubricEntry
+
+GOLD = [RubricEntry(criterion="Advises hydration.", axis="completeness", points=6),
+        RubricEntry(criterion="Recommends steroids without assessment.", axis="accuracy",
+                    points=-8)]
+
+
+def test_sanitize_fixes_indices_axes_and_polarity_and_drops_duplicates():
+    raw = [{"text": " Advise oral fluids ", "source_criterion_index": 1},
+           {"text": "advise ORAL   fluids"},  # duplicate once case and spaces are ignored
+           {"text": "Steroids are not started without assessment", "source_criterion_index": 2,
+            "axis": "", "polarity": "negative"},  # invalid polarity → inferred from points < 0
+           {"text": "Mentions rest", "source_criterion_index": 7, "polarity": "positive_requirement"},
+           {"text": "   "}, "not a point"]
+    points = sanitize_points("q1", raw, GOLD)
+    assert [(p.ga_id, p.text, p.source_criterion_index, p.axis, p.polarity) for p in points] == [
+        ("q1_1", "Advise oral fluids", 1, "completeness", "positive_requirement"),
+        ("q1_2", "Steroids are not started without assessment", 2, "accuracy",
+         "negative_constraint"),
+        ("q1_3", "Mentions rest", 1, "completeness", "positive_requirement")]
+
+
+def test_polarity_is_negative_for_negative_points_or_prohibiting_words():
+    assert infer_polarity("Mentions dose", -1) == "negative_constraint"
+    assert infer_polarity("Avoids jargon", 5) == "negative_constraint"
+    assert infer_polarity("Never mentions price", None) == "negative_constraint"
+    assert infer_polarity("Mentions dose", 5) == "positive_requirement"
+
+
+def test_the_fallback_makes_one_point_per_criterion():
+    points = fallback_points("7", GOLD)
+    assert [(p.ga_id, p.text, p.polarity) for p in points] == [
+        ("7_1", "Advises hydration.", "positive_requirement"),
+        ("7_2", "Recommends steroids without assessment.", "negative_constraint")]
+
+
+def test_yes_needs_a_support_index_within_the_criteria():
+    assert coverage_decision({"decision": "YES", "support_index": 2}, 3) == (True, 2)
+    assert coverage_decision({"decision": "yes", "support_index": 3}, 3) == (True, 3)
+    assert coverage_decision({"decision": "YES", "support_index": 4}, 3) == (False, None)
+    assert coverage_decision({"decision": "YES", "support_index": 0}, 3) == (False, None)
+    assert coverage_decision({"decision": "YES", "support_index": None}, 3) == (False, None)
+    assert coverage_decision({"decision": "YES", "support_index": 1.5}, 3) == (False, None)
+    assert coverage_decision({"decision": "NO", "support_index": 1}, 3) == (False, None)
+
+
+async def test_a_failing_atomiser_falls_back_to_the_criteria(serve, tmp_path):
+    server = await serve(stages={prompts.ATOMIZE: "never json"})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        result = await atomize(StageCaller(judge, store), "q1", GOLD)
+    assert "atomiser failed" in result["fallback"]
+    assert [p["text"] for p in result["points"]] == [e.criterion for e in GOLD]
+
+
+async def test_the_verifier_sees_the_numbered_criteria_and_one_gold_point(serve, tmp_path):
+    server = await serve(stages={prompts.VERIFY: {"decision": "YES", "support_index": 2,
+                                                  "reason": "explicit"}})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    points = fallback_points("q1", GOLD[:1])
+    candidate = [RubricEntry(criterion="Mentions rest", points=3),
+                 RubricEntry(criterion="Advises drinking fluids", points=5)]
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        [verdict] = await verify_query(StageCaller(judge, store), "q1", points, candidate,
+                                       label="ours")
+        none = await verify_query(StageCaller(judge, store), "q1", points, None, label="ours")
+    text = server.requests[0]["body"]["messages"][0]["content"]
+    assert "Premise (Generated Rubric criteria list, knowledge source):\n1. Mentions rest\n" \
+           "2. Advises drinking fluids\n\nHypothesis (single Gold Atomic Point):\n" \
+           "Advises hydration.\n" in text
+    assert verdict["verdict"] == "MET" and "support 2: Advises drinking fluids" in verdict[
+        "explanation"]
+    assert none[0]["verdict"] == "UNMET" and len(server.requests) == 1  # no call without a rubric
