@@ -9,10 +9,11 @@ what changed.
 
 Example (the shipped sample, against the fake judge server)::
 
-    from assay.testing import FakeJudgeServer
     import assay
+    from assay.evidence import build_kb
+    from assay.testing import FakeJudgeServer
 
-    assay.evidence.build_kb(["examples/generate/docs"], "kb", max_chars=400)
+    build_kb(["examples/generate/docs"], "kb", max_chars=400)
     with FakeJudgeServer.run_in_thread(stages="examples/generate/stages.yaml") as server:
         result = assay.generate("examples/generate/queries.txt", kb="kb",
                                 model=f"openai-compatible:fake@{server.base_url}",
