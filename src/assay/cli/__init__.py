@@ -11,6 +11,8 @@ from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
 from assay.cli import grade as _grade  # noqa: F401  grade
 from assay.cli import metrics as _metrics  # noqa: F401  agreement, compare
 from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, coverage
+from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, show
+from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, refine, rubric stats
 from assay.cli import report as _report  # noqa: F401  report
 from assay.cli import review as _review  # noqa: F401  review

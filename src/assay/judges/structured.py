@@ -73,8 +73,20 @@ def _load_object(text: str) -> tuple[dict[str, Any] | None, str]:
     return None, first_error
 
 
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
 def _lenient_candidates(text: str):
-    """Code-fenced blocks, then the outermost balanced ``{...}`` (ignoring text around it)."""
+    """Code-fenced blocks, then the outermost balanced ``{...}`` (ignoring text around it);
+    each also without trailing commas (``{"a": 1,}``, as in Health-SCORE's prompt example)."""
+    for candidate in _candidates(text):
+        yield candidate
+        fixed = _TRAILING_COMMA.sub(r"\1", candidate)
+        if fixed != candidate:
+            yield fixed
+
+
+def _candidates(text: str):
     for match in _FENCE.finditer(text):
         yield match.group(1).strip()
     start = text.find("{")

@@ -1,0 +1,265 @@
+"""``assay bank build|select|prompt|show``: criterion banks (Health-SCORE, seed 004).
+Heavy imports happen inside the commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app
+from assay.errors import AssayError
+
+bank_app = typer.Typer(help="Criterion banks: build from instance rubrics, select per prompt, "
+                       "rubric system prompts.", no_args_is_help=True)
+app.add_typer(bank_app, name="bank")
+
+_BANK_HELP = "A bank: 'health-score' (the paper's 29 criteria) or a bank/rubric file."
+
+
+@bank_app.command("build")
+def bank_build(
+    sources: list[Path] = typer.Argument(..., help="HealthBench/item JSONL files with rubrics, or "
+                                         "rubric files.", show_default=False),
+    out: Path = typer.Option(..., "--out", "-o", help="The bank to write (.yaml or .json)."),
+    report: Path | None = typer.Option(None, "--report", help="Also write the cluster report as "
+                                       "Markdown here (the JSON report always goes to "
+                                       "OUT.report.json)."),
+    theme: str | None = typer.Option(None, "--theme", help="Only items tagged theme:THEME "
+                                     "(the paper: health_data_tasks)."),
+    method: str = typer.Option("agglomerative", "--method", help="agglomerative or hdbscan."),
+    distance_threshold: float | None = typer.Option(
+        0.45, "--distance-threshold", help="Agglomerative: cosine distance at which clusters stop "
+        "merging (ignored with --n-clusters)."),
+    n_clusters: int | None = typer.Option(None, "--n-clusters", help="Agglomerative: a fixed "
+                                          "number of clusters instead of a threshold."),
+    linkage: str = typer.Option("average", "--linkage", help="average, complete or single."),
+    min_cluster_size: int = typer.Option(3, "--min-cluster-size", help="HDBSCAN's "
+                                         "min_cluster_size."),
+    min_samples: int | None = typer.Option(None, "--min-samples", help="HDBSCAN's min_samples."),
+    epsilon: float = typer.Option(0.0, "--epsilon", help="HDBSCAN's cluster_selection_epsilon."),
+    min_size: int = typer.Option(3, "--min-size", help="Clusters with fewer distinct criteria are "
+                                 "outliers."),
+    min_prompts: int = typer.Option(3, "--min-prompts", help="Clusters drawn from fewer "
+                                    "conversations are too specific to keep."),
+    max_criteria: int = typer.Option(40, "--max-criteria", help="Keep at most this many (0: all)."),
+    dedup: float = typer.Option(0.9, "--dedup", help="Merge representatives at least this "
+                                "similar (cosine)."),
+    max_sources: int = typer.Option(20_000, "--max-sources", help="Sub-sample (seeded) above this "
+                                    "many distinct criteria (0: never)."),
+    seed: int = typer.Option(0, "--seed", help="Master seed (sub-sampling)."),
+    embedding_model: str | None = typer.Option(None, "--embedding-model", help="A local "
+                                               "sentence-transformers folder (default: the "
+                                               "bundled all-MiniLM-L6-v2)."),
+    bank_id: str = typer.Option("bank", "--id", help="Bank id (criterion ids are ID-01, ...)."),
+    version: str | None = typer.Option(None, "--version", help="Bank version (default: a hash "
+                                       "of its criteria)."),
+    distil: str | None = typer.Option(None, "--distil", help="Distil one criterion per cluster "
+                                      "with this judge (default: the medoid)."),
+    job_dir: Path | None = typer.Option(None, "--job-dir", help="With --distil: where calls are "
+                                        "traced and resumed (default OUT.job/)."),
+) -> None:
+    """Embed every criterion, cluster, one representative per cluster: a bank file and a report."""
+    from assay.cli.output import fail
+
+    try:
+        _build(locals())
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+def _build(args: dict) -> None:
+    import json
+
+    from assay.bank.builder import BankConfig, abuild_bank
+    from assay.bank.cluster import ClusterParams
+    from assay.bank.report import render_markdown
+    from assay.judges.sync import run_sync
+    from assay.rubric.io import write_rubric
+
+    params = ClusterParams(
+        method=args["method"], distance_threshold=None if args["n_clusters"] else
+        args["distance_threshold"], n_clusters=args["n_clusters"], linkage=args["linkage"],
+        min_cluster_size=args["min_cluster_size"], min_samples=args["min_samples"],
+        cluster_selection_epsilon=args["epsilon"])
+    config = BankConfig(cluster=params, min_size=args["min_size"], min_prompts=args["min_prompts"],
+                        max_criteria=args["max_criteria"] or None, dedup_similarity=args["dedup"],
+                        theme=args["theme"], max_sources=args["max_sources"] or None,
+                        seed=args["seed"], embedding_model=args["embedding_model"],
+                        bank_id=args["bank_id"], version=args["version"])
+    out: Path = args["out"]
+
+    async def build():
+        if not args["distil"]:
+            return await abuild_bank(args["sources"], config)
+        from assay.bank.distil import LLMDistiller
+        from assay.jobs import JobDir, StageCaller
+        from assay.judges import make_judge
+
+        job = JobDir.open(args["job_dir"] or out.with_suffix(".job"), kind="bank-build",
+                          config={"bank": config.to_dict(), "judge": args["distil"],
+                                  "sources": [str(p) for p in args["sources"]]})
+        judge = make_judge(args["distil"])
+        try:
+            result = await abuild_bank(args["sources"], config,
+                                       distiller=LLMDistiller(StageCaller(judge, job.store)))
+        except BaseException:
+            job.finish(status="failed")
+            raise
+        finally:
+            await judge.aclose()
+        job.finish(status="complete")
+        return result
+
+    result = run_sync(build())
+    write_rubric(result.bank, out)
+    report_json = out.with_name(out.stem + ".report.json")
+    report_json.write_text(json.dumps(result.report_dict(), indent=2, ensure_ascii=False) + "\n")
+    if args["report"]:
+        args["report"].write_text(render_markdown(result.reports))
+    kept = sorted((r for r in result.reports if r.status == "kept"),
+                  key=lambda r: r.criterion_id or "")
+    typer.echo(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items) -> "
+               f"{len(result.reports)} clusters -> {len(kept)} bank criteria")
+    for r in kept:
+        text = " ".join(r.representative.split())
+        typer.echo(f"  {r.criterion_id}  {'-' if r.polarity == 'negative' else '+'}  "
+                   f"size {r.size:>3}  prompts {r.prompt_count:>3}  {text[:80]}")
+    typer.echo(f"wrote {out} (version {result.bank.version}) and {report_json}")
+
+
+@bank_app.command("select")
+def bank_select(
+    items: Path = typer.Argument(..., help="HealthBench or item JSONL: the prompts.",
+                                 show_default=False),
+    judge: str = typer.Option(..., "--judge", "-j", help="The selector model (a judge spec)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Selections JSONL (one line per item)."),
+    bank: str = typer.Option("health-score", "--bank", help=_BANK_HELP),
+    threshold: int = typer.Option(4, "--threshold", help="Keep criteria scoring at least this "
+                                  "(1-5)."),
+    fallback: str = typer.Option("best", "--fallback", help="When none passes: best, all or none."),
+    store: Path | None = typer.Option(None, "--store", help="Call store (resume; default "
+                                      "OUT.calls.sqlite)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Score every bank criterion's relevance (1-5) per prompt and keep those above threshold."""
+    from assay.cli.output import fail
+
+    try:
+        _select(items, judge, out, bank, threshold, fallback, store, quiet)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_path, quiet):
+    import json
+
+    from assay.bank.selection import RelevanceSelector
+    from assay.bank.shipped import load_bank
+    from assay.jobs import CallStore, StageCaller, run_batch
+    from assay.judges import estimate_tokens, make_judge
+    from assay.judges.sync import run_sync
+    from assay.rubric.io import load_items
+
+    bank = load_bank(bank_name)
+    items = load_items(items_path)
+    store = CallStore.open(store_path or out.with_name(out.name + ".calls.sqlite"))
+
+    async def go():
+        judge = make_judge(judge_spec)
+        selector = RelevanceSelector(StageCaller(judge, store), bank, threshold=threshold,
+                                     fallback=fallback)  # type: ignore[arg-type]
+
+        async def worker(item):
+            messages = [m.model_dump() for m in item.messages]
+            return (await selector.select(messages, key=item.id)).to_dict()
+
+        try:
+            return await run_batch(items, worker, store=store, item_id=lambda i: i.id,
+                                   label="selecting", quiet=quiet)
+        finally:
+            await judge.aclose()
+
+    result = run_sync(go())
+    texts = {c.id: c.text for c in bank.criteria}
+    counts, tokens = [], []
+    with out.open("w") as f:
+        for item in items:
+            row = result.results.get(item.id)
+            if row is None:
+                continue
+            f.write(json.dumps({"item_id": item.id, **row}, ensure_ascii=False) + "\n")
+            counts.append(len(row["selected"]))
+            tokens.append(sum(estimate_tokens(texts[c]) for c in row["selected"]))
+    if counts:
+        typer.echo(f"{len(counts)} prompts: {sum(counts) / len(counts):.1f} of "
+                   f"{len(bank.criteria)} criteria selected on average "
+                   f"(~{sum(tokens) / len(tokens):.0f} tokens; the paper: 11.5 of 29, 431 "
+                   f"tokens) -> {out}")
+    for item_id, error in result.failed.items():
+        typer.echo(f"failed {item_id}: {error}", err=True)
+    store.close()
+    if result.failed:
+        raise typer.Exit(1)
+
+
+@bank_app.command("prompt")
+def bank_prompt(
+    condition: str = typer.Argument(..., help="none, single-axis, multi-axes, llm-generated, "
+                                    "health-score, health-score-adaptive, instance-specific."),
+    bank: str = typer.Option("health-score", "--bank", help=_BANK_HELP),
+    criteria: str | None = typer.Option(None, "--criteria", help="Comma-separated criterion ids "
+                                        "(the selection, for health-score-adaptive)."),
+    selection: Path | None = typer.Option(None, "--selection", help="A selections JSONL from "
+                                          "'assay bank select' (with --item)."),
+    item: str | None = typer.Option(None, "--item", help="The item whose selection to use."),
+) -> None:
+    """Print the rubric system prompt of a condition (the paper's §3.5)."""
+    from assay.cli.output import fail
+
+    try:
+        text = _prompt(condition, bank, criteria, selection, item)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    typer.echo(text if text is not None else "(no system prompt)")
+
+
+def _prompt(condition, bank_name, criteria, selection, item):
+    import json
+
+    from assay.bank.shipped import load_bank
+    from assay.bank.system_prompt import system_prompt
+    from assay.errors import InputError
+
+    bank = load_bank(bank_name)
+    ids = None
+    if criteria:
+        ids = [c.strip() for c in criteria.split(",") if c.strip()]
+    elif selection is not None:
+        for line in selection.read_text().splitlines():
+            row = json.loads(line)
+            if row.get("item_id") == item:
+                ids = row["selected"]
+        if ids is None:
+            raise InputError(f"{selection}: no selection for item {item!r}")
+    chosen = [bank.criterion(i) for i in ids] if ids is not None else list(bank.criteria)
+    if condition == "health-score-adaptive" and ids is None:
+        raise InputError("health-score-adaptive shows a selection: give --criteria or "
+                         "--selection and --item")
+    return system_prompt(condition, chosen)
+
+
+@bank_app.command("show")
+def bank_show(bank: str = typer.Argument("health-score", help=_BANK_HELP)) -> None:
+    """List a bank's criteria with their polarity."""
+    from assay.bank.shipped import load_bank
+    from assay.cli.output import fail
+
+    try:
+        rubric = load_bank(bank)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    typer.echo(f"{rubric.id} version {rubric.version}: {len(rubric.criteria)} criteria")
+    for c in rubric.criteria:
+        inferred = " (polarity inferred)" if c.metadata.get("polarity_inferred") else ""
+        typer.echo(f"  {c.id}  {'-' if c.is_penalty else '+'}  {c.text}{inferred}")

@@ -1,0 +1,71 @@
+"""``assay serve``: the reward and grading HTTP server for RL trainers. Heavy imports happen
+inside the command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app
+
+
+@app.command()
+def serve(
+    judge: str = typer.Option(..., "--judge", "-j", help="The reward judge (a judge spec)."),
+    bank: str = typer.Option("health-score", "--bank", help="'health-score', a bank file, or "
+                             "'none' (every request brings its criteria)."),
+    select: bool = typer.Option(False, "--select/--all-criteria", help="Per-prompt relevance "
+                                "selection (Adaptive) or every bank criterion (Non-Adaptive)."),
+    selector_judge: str | None = typer.Option(None, "--selector-judge", help="The relevance "
+                                              "model (default: the reward judge's model)."),
+    threshold: int = typer.Option(4, "--threshold", help="Relevance threshold (1-5)."),
+    fallback: str = typer.Option("best", "--fallback", help="When nothing passes: best, all, none."),
+    store: Path = typer.Option(Path("assay-selection.sqlite"), "--store",
+                               help="Where selection calls are kept (reused across restarts; "
+                               "'assay bank select --store' can fill it before training)."),
+    cache: Path | None = typer.Option(None, "--cache", help="Judge response cache file."),
+    template: str = typer.Option("healthbench", "--template", help="healthbench or assay."),
+    normalization: str = typer.Option("minmax", "--normalization",
+                                      help="minmax, positive, count or none."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (beyond loopback a "
+                             "token is required)."),
+    port: int = typer.Option(8000, "--port", help="Port (0: any free one)."),
+    token_env: str = typer.Option("ASSAY_SERVE_TOKEN", "--token-env", help="Environment "
+                                  "variable holding the bearer token (never on the command line)."),
+    max_per_client: int = typer.Option(16, "--max-per-client", help="Requests in progress per "
+                                       "client; more get 429."),
+    batch_window_ms: float = typer.Option(5.0, "--batch-window-ms", help="Micro-batching window."),
+    max_batch: int = typer.Option(512, "--max-batch", help="Items per scorer batch at most."),
+) -> None:
+    """Serve rewards over HTTP: /v1/rewards, OpenRLHF's /get_reward, /v1/select, /health,
+    /metrics."""
+    import asyncio
+    import os
+    import sys
+
+    from assay.cli.output import fail
+    from assay.errors import AssayError
+    from assay.rewards.server import RewardServer, ServeConfig
+    from assay.rewards.setup import build_scorer
+
+    try:
+        config = ServeConfig(host=host, port=port, token=os.environ.get(token_env) or None,
+                             max_per_client=max_per_client, batch_window_ms=batch_window_ms,
+                             max_batch=max_batch)
+
+        async def main() -> None:
+            scorer = build_scorer(judge, bank=None if bank == "none" else bank, select=select,
+                                  selector_judge=selector_judge,
+                                  threshold=threshold, fallback=fallback, store=store,
+                                  cache=cache, template=template, normalization=normalization)
+            server = RewardServer(scorer, config)
+            await server.serve_forever(on_ready=lambda url: print(
+                f"assay serve: listening on {url} (judge {scorer.judge.id}, "
+                f"{'token required' if config.token else 'no token'})", file=sys.stderr,
+                flush=True))
+            print("assay serve: stopped", file=sys.stderr, flush=True)
+
+        asyncio.run(main())
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)

@@ -1,0 +1,60 @@
+"""OpenRLHF's remote reward-model protocol (``--remote_rm_url http://HOST:PORT/get_reward``).
+
+OpenRLHF POSTs ``{"query": [...], "prompts": [...], "labels": [...]}``: ``query`` is each
+prompt followed by its response, after the chat template; ``prompts`` the templated prompts;
+``labels`` the dataset's label column (``--label_key``). It reads ``rewards`` (used for the
+advantages), ``scores`` (0–1, for dynamic filtering) and optional ``extra_logs`` from the JSON
+reply. The response is ``query`` minus its ``prompt`` prefix; the templated prompt is graded as
+one user message (the chat template's markup stays in it). ``labels`` may carry criteria
+(:mod:`assay.rewards.labels`).
+
+Example::
+
+    payload = {"query": ["Q? A."], "prompts": ["Q?"], "labels": [""]}
+    await openrlhf_rewards(scorer, payload)   # {"rewards": [...], "scores": [...], ...}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from assay.errors import InputError, Issue
+from assay.rewards.labels import criteria_from_label
+from assay.rewards.scorer import RewardItem, RewardScorer
+from assay.rewards.trl import scorer_bank
+
+
+def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[RewardItem]:
+    """The reward items of one OpenRLHF request; :class:`InputError` names the bad field."""
+    queries = payload.get("query")
+    if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
+        raise InputError(Issue(None, None, "query", "expected a list of strings (prompt + response)"))
+    prompts = payload.get("prompts")
+    if prompts is None:
+        raise InputError(Issue(None, None, "prompts", "required: the templated prompts, to split "
+                               "each query into prompt and response"))
+    labels = payload.get("labels") or [None] * len(queries)
+    if len(prompts) != len(queries) or len(labels) != len(queries):
+        raise InputError(Issue(None, None, "prompts", f"{len(queries)} queries but "
+                               f"{len(prompts)} prompts and {len(labels)} labels"))
+    bank = scorer_bank(scorer)
+    items = []
+    for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
+        if not isinstance(prompt, str):
+            raise InputError(Issue(None, None, f"prompts[{i}]", "expected a string"))
+        response = query.removeprefix(prompt)
+        items.append(RewardItem.of(prompt, response,
+                                   criteria_from_label(label, bank, where=f"labels[{i}]")))
+    return items
+
+
+async def openrlhf_rewards(scorer: RewardScorer, payload: Mapping[str, Any], *,
+                           missing_reward: float = 0.0) -> dict[str, Any]:
+    """The JSON reply to one OpenRLHF request."""
+    results = await scorer.score(openrlhf_items(scorer, payload))
+    rewards = [r.reward if r.reward is not None else missing_reward for r in results]
+    return {"rewards": rewards,
+            "scores": [min(1.0, max(0.0, r)) for r in rewards],
+            "extra_logs": {"criteria": [float(len(r.criteria)) for r in results],
+                           "judge_failures": [float(len(r.failed)) for r in results]}}

@@ -1,0 +1,312 @@
+"""``assay serve``: rewards and per-criterion grading over HTTP, for RL trainers.
+
+Endpoints (JSON in and out):
+
+=======================  ============================================================  =====
+``GET /health``          status, bank, judge, whether selection is on                  open
+``GET /metrics``         Prometheus text: requests, latency histogram, items, batches,
+                         judge calls, rejections, selection calls saved                 auth
+``POST /v1/rewards``     ``{"items": [{"prompt" | "messages", "completion",
+                         "criteria"?}]}`` → ``{"rewards": [...], "results": [...]}``
+                         (each result: reward, raw, criteria, met per criterion, failed)  auth
+``POST /get_reward``     OpenRLHF's remote reward model (:mod:`assay.rewards.openrlhf`)  auth
+``POST /v1/select``      ``{"prompt" | "messages"}`` → the selection (with ``--select``)  auth
+=======================  ============================================================  =====
+
+* **Batching**: items of concurrent requests are scored together
+  (:class:`~assay.rewards.batching.MicroBatcher`); the judges layer bounds the calls in flight.
+* **Per-client limits**: a client (its bearer token, else its address) may have at most
+  ``max_per_client`` requests in progress; more get ``429`` with ``Retry-After``.
+* **Auth**: with a token every endpoint but ``/health`` needs ``Authorization: Bearer TOKEN``
+  (compared in constant time). Binding beyond loopback without a token is refused.
+* **Graceful shutdown**: on SIGTERM/SIGINT (or :meth:`RewardServer.stop`) new requests get
+  ``503``, requests in progress finish (up to ``shutdown_timeout_s``), then the judge's cache is
+  flushed and its connections closed.
+
+Example::
+
+    server = RewardServer(build_scorer("vllm:Qwen/Qwen3-8B"), ServeConfig(port=8000))
+    await server.start()      # ... await server.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import signal
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from assay.errors import AssayError, ConfigError, InputError
+from assay.judges.config import LOOPBACK_HOSTS
+from assay.rewards.batching import MicroBatcher
+from assay.rewards.labels import criteria_from_label
+from assay.rewards.metrics import ServerMetrics
+from assay.rewards.openrlhf import openrlhf_items
+from assay.rewards.scorer import RewardItem, RewardScorer
+from assay.rewards.trl import scorer_bank
+
+log = logging.getLogger("assay.serve")
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    max_per_client: int = 16
+    batch_window_ms: float = 5.0
+    max_batch: int = 512
+    max_body_mb: float = 64.0
+    shutdown_timeout_s: float = 60.0
+    missing_reward: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.host not in LOOPBACK_HOSTS - {"0.0.0.0"} and not self.token:
+            raise ConfigError(f"binding to {self.host} exposes the server beyond this machine: "
+                              "set a bearer token (assay serve --token-env VAR)")
+        if self.max_per_client < 1:
+            raise ConfigError("max_per_client must be at least 1")
+
+
+class RewardServer:
+    def __init__(self, scorer: RewardScorer, config: ServeConfig | None = None):
+        self.scorer = scorer
+        self.config = config or ServeConfig()
+        self.metrics = ServerMetrics()
+        self.batcher = MicroBatcher(scorer, window_s=self.config.batch_window_ms / 1000,
+                                    max_batch=self.config.max_batch)
+        self.draining = False
+        self._per_client: Counter[str] = Counter()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=int(self.config.max_body_mb * 2**20),
+                              middlewares=[self._guard])
+        app.router.add_get("/health", self._health)
+        app.router.add_get("/metrics", self._metrics)
+        app.router.add_post("/v1/rewards", self._rewards)
+        app.router.add_post("/get_reward", self._openrlhf)
+        app.router.add_post("/v1/select", self._select)
+        return app
+
+    async def start(self) -> str:
+        """Start listening; returns the base URL."""
+        self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.config.host, self.config.port,
+                           shutdown_timeout=self.config.shutdown_timeout_s)
+        await site.start()
+        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
+        self.port = sockets[0].getsockname()[1] if sockets else self.config.port
+        return f"http://{self.config.host}:{self.port}"
+
+    async def stop(self) -> None:
+        """Refuse new requests, let those in progress finish, close the judge."""
+        self.draining = True
+        try:
+            await asyncio.wait_for(self._idle.wait(), self.config.shutdown_timeout_s)
+        except TimeoutError:
+            log.warning("shutdown: %d requests still in progress after %.0f s",
+                        self.metrics.in_flight, self.config.shutdown_timeout_s)
+        await self.batcher.drain()
+        if self._runner is not None:
+            await self._runner.cleanup()
+        await self.scorer.aclose()
+
+    async def serve_forever(self, on_ready: Any = None) -> None:
+        """Run until SIGTERM or SIGINT, then shut down gracefully."""
+        url = await self.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        if on_ready is not None:
+            on_ready(url)
+        await stop.wait()
+        await self.stop()
+
+    # -- middleware: auth, drain, per-client limits, metrics ---------------------------------
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        route = request.path
+        started = time.perf_counter()
+        if route == "/health":
+            return await handler(request)
+        client = self._client(request)
+        if client is None:
+            self.metrics.rejected["auth"] += 1
+            return _error(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+        if self.draining:
+            self.metrics.rejected["draining"] += 1
+            return _error(503, "the server is shutting down")
+        if self._per_client[client] >= self.config.max_per_client:
+            self.metrics.rejected["client_limit"] += 1
+            return _error(429, f"at most {self.config.max_per_client} requests in progress per "
+                          "client", {"Retry-After": "1"})
+        self._per_client[client] += 1
+        self.metrics.in_flight += 1
+        self._idle.clear()
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        except web.HTTPException as exc:
+            status = exc.status
+            raise
+        finally:
+            self._per_client[client] -= 1
+            if not self._per_client[client]:
+                del self._per_client[client]
+            self.metrics.in_flight -= 1
+            if not self.metrics.in_flight:
+                self._idle.set()
+            self.metrics.observe(route, status, time.perf_counter() - started)
+
+    def _client(self, request: web.Request) -> str | None:
+        token = self.config.token
+        header = request.headers.get("Authorization", "")
+        if token is None:
+            return request.remote or "local"
+        given = header[7:] if header.startswith("Bearer ") else ""
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            return None
+        return f"token:{request.remote}"
+
+    # -- handlers ------------------------------------------------------------------------------
+    async def _health(self, request: web.Request) -> web.Response:
+        selector = self.scorer.selector
+        bank = getattr(selector, "bank", None)
+        fixed = self.scorer.fixed
+        return _json({"status": "draining" if self.draining else "ok",
+                      "judge": self.scorer.judge.id,
+                      "selection": selector is not None,
+                      "bank": getattr(bank, "id", None),
+                      "bank_version": getattr(bank, "version", None),
+                      "criteria": len(bank.criteria) if bank is not None
+                      else (len(fixed) if fixed is not None else None)},
+                     status=503 if self.draining else 200)
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        judge = self.scorer.judge
+        gauges = {"batches_total": self.batcher.batches,
+                  "batched_items_total": self.batcher.items,
+                  "judge_calls_total": judge.calls,
+                  "judge_cost_usd_total": judge.total_cost_usd,
+                  "selection_calls_saved_total": getattr(self.scorer.selector, "calls_saved", 0)}
+        if judge.cache is not None:
+            gauges["judge_cache_hits_total"] = judge.cache.hits
+        return web.Response(text=self.metrics.render(gauges),
+                            content_type="text/plain", charset="utf-8")
+
+    async def _rewards(self, request: web.Request) -> web.Response:
+        body = await _body(request)
+        try:
+            items = self._items(body)
+        except InputError as exc:
+            return _error(400, str(exc))
+        results = await self._score(items)
+        if isinstance(results, web.Response):
+            return results
+        self.metrics.items += len(items)
+        return _json({"rewards": [r.reward for r in results],
+                      "results": [r.to_dict() for r in results]})
+
+    async def _openrlhf(self, request: web.Request) -> web.Response:
+        body = await _body(request)
+        try:
+            items = openrlhf_items(self.scorer, body)
+        except InputError as exc:
+            return _error(400, str(exc))
+        results = await self._score(items)
+        if isinstance(results, web.Response):
+            return results
+        self.metrics.items += len(items)
+        missing = self.config.missing_reward
+        rewards = [r.reward if r.reward is not None else missing for r in results]
+        return _json({"rewards": rewards, "scores": [min(1.0, max(0.0, r)) for r in rewards],
+                      "extra_logs": {"criteria": [float(len(r.criteria)) for r in results],
+                                     "judge_failures": [float(len(r.failed)) for r in results]}})
+
+    async def _select(self, request: web.Request) -> web.Response:
+        if self.scorer.selector is None:
+            return _error(404, "selection is off: start the server with --select")
+        body = await _body(request)
+        try:
+            item = _item(body, 0, None)
+        except InputError as exc:
+            return _error(400, str(exc))
+        try:
+            selection = await self.scorer.selector.select(item.messages)
+        except AssayError as exc:
+            return _error(502, str(exc))
+        return _json(selection.to_dict())
+
+    async def _score(self, items: list[RewardItem]) -> Any:
+        if not items:
+            return []
+        try:
+            return await self.batcher.submit(items)
+        except AssayError as exc:
+            return _error(502, str(exc))
+
+    def _items(self, body: Any) -> list[RewardItem]:
+        raw = body.get("items") if isinstance(body, dict) else None
+        if not isinstance(raw, list):
+            raise InputError('expected {"items": [{"prompt" or "messages", "completion"}, ...]}')
+        bank = scorer_bank(self.scorer)
+        items = [_item(entry, i, bank) for i, entry in enumerate(raw)]
+        if self.scorer.fixed is None and self.scorer.selector is None:
+            missing = [i for i, it in enumerate(items) if it.criteria is None]
+            if missing:
+                raise InputError(f"items {missing[:5]} have no criteria and the server has no bank")
+        return items
+
+
+def _item(entry: Any, index: int, bank: Any) -> RewardItem:
+    from assay.errors import Issue
+
+    where = f"items[{index}]"
+    if not isinstance(entry, dict):
+        raise InputError(Issue(None, None, where, "expected an object"))
+    prompt = entry.get("messages", entry.get("prompt"))
+    if isinstance(prompt, list):
+        if not all(isinstance(m, dict) and "role" in m and "content" in m for m in prompt):
+            raise InputError(Issue(None, None, f"{where}.messages",
+                                   "expected a list of {role, content}"))
+    elif not isinstance(prompt, str) or not prompt:
+        raise InputError(Issue(None, None, f"{where}.prompt", "a prompt string or messages is "
+                               "required"))
+    completion = entry.get("completion", "")
+    if not isinstance(completion, str):
+        raise InputError(Issue(None, None, f"{where}.completion", "expected a string"))
+    criteria = criteria_from_label(entry.get("criteria"), bank, where=f"{where}.criteria")
+    return RewardItem.of(prompt, completion, criteria)
+
+
+async def _body(request: web.Request) -> Any:
+    try:
+        return orjson.loads(await request.read())
+    except orjson.JSONDecodeError as exc:
+        raise web.HTTPBadRequest(text=orjson.dumps({"error": f"invalid JSON: {exc}"}).decode(),
+                                 content_type="application/json") from None
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(data), status=status, content_type="application/json")
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(body=orjson.dumps({"error": message}), status=status,
+                        content_type="application/json", headers=headers)

@@ -1,0 +1,67 @@
+"""Building a :class:`RewardScorer` from plain settings (used by the CLI, ``assay serve`` and
+verl's environment-configured entry point).
+
+Example:
+    >>> from assay.judges import run_sync
+    >>> scorer = build_scorer("vllm:Qwen/Qwen3-8B", bank="health-score")
+    >>> len(scorer.fixed), scorer.judge.config.temperature   # HealthBench's grader sampling
+    (29, 0.5)
+    >>> run_sync(scorer.aclose())
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.rewards.scorer import RewardScorer
+
+
+def build_scorer(
+    judge: str,
+    *,
+    bank: str | Path | None = "health-score",
+    select: bool = False,
+    selector_judge: str | None = None,
+    threshold: int = 4,
+    fallback: str = "best",
+    store: str | Path | None = None,
+    cache: str | Path | None = None,
+    template: str = "healthbench",
+    normalization: str = "minmax",
+    config_file: str | Path | None = None,
+) -> RewardScorer:
+    """A scorer over ``judge`` (a spec): all of ``bank`` per prompt, or with ``select`` the
+    criteria the relevance selector keeps (its calls stored in ``store``, so selections survive
+    restarts, and ``assay bank select --store`` can precompute them). The selector asks
+    ``selector_judge`` (default: the same model) with its own settings — not the grader
+    template's sampling — so its calls match those of ``assay bank select``.
+    ``bank=None``: every sample must bring its own criteria."""
+    from assay.bank.selection import RelevanceSelector
+    from assay.bank.shipped import load_bank
+    from assay.grading.grader import GradingConfig
+    from assay.jobs import CallStore, StageCaller
+    from assay.judges import ResponseCache, make_judge
+    from assay.judges.config import JudgeConfig
+    from assay.judges.specs import config_from
+
+    config = config_from(judge, config_file)
+    if template == "healthbench":
+        defaults = GradingConfig(templates={"all": "healthbench"}).sampling_defaults()
+        update = {k: v for k, v in defaults.items() if getattr(config, k) is None}
+        config = JudgeConfig.model_validate({**config.model_dump(), **update})
+    response_cache = ResponseCache(cache) if cache else None
+    client = make_judge(config, cache=response_cache)
+    rubric = load_bank(bank) if bank is not None else None
+    criteria = rubric
+    if select:
+        if rubric is None:
+            from assay.errors import ConfigError
+
+            raise ConfigError("per-prompt selection needs a bank")
+        calls = CallStore.open(store or "assay-selection.sqlite")
+        selector_client = make_judge(config_from(selector_judge or judge, config_file),
+                                     cache=response_cache)
+        criteria = RelevanceSelector(StageCaller(selector_client, calls), rubric,
+                                     threshold=threshold, fallback=fallback)  # type: ignore[arg-type]
+    return RewardScorer(client, criteria=criteria, template=template,  # type: ignore[arg-type]
+                        normalization=normalization)  # type: ignore[arg-type]

@@ -1,0 +1,68 @@
+"""A reward function for TRL's ``GRPOTrainer(reward_funcs=[...])``.
+
+TRL calls each reward function as ``reward_func(prompts=..., completions=..., **columns)``
+(plus ``completion_ids``, ``trainer_state`` and friends in recent versions) and expects one
+float per completion, ``None`` meaning "not applicable" (turned into NaN). Both dataset
+formats work:
+
+* standard: ``prompts`` and ``completions`` are strings;
+* conversational: ``prompts`` are lists of ``{"role", "content"}`` messages and each completion
+  is ``[{"role": "assistant", "content": ...}]``.
+
+The dataset column named ``criteria_column`` (default ``criteria``), when present, gives each
+row's criteria (see :mod:`assay.rewards.labels`); otherwise the scorer's bank or selector does.
+
+Example::
+
+    scorer = RewardScorer(make_judge("openai:gpt-4.1-mini"), criteria=selector)
+    trainer = GRPOTrainer(model=..., reward_funcs=[trl_reward_function(scorer)], ...)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from assay.judges.sync import run_sync
+from assay.rewards.labels import criteria_from_label
+from assay.rewards.scorer import RewardItem, RewardScorer
+
+
+def trl_reward_function(
+    scorer: RewardScorer,
+    *,
+    criteria_column: str = "criteria",
+    name: str = "health_score_reward",
+) -> Callable[..., list[float | None]]:
+    """``reward_func(prompts, completions, **kwargs) -> list[float | None]`` over ``scorer``."""
+
+    def reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
+        column = kwargs.get(criteria_column)
+        bank = scorer_bank(scorer)
+        items = []
+        for i, (prompt, completion) in enumerate(zip(prompts, completions, strict=True)):
+            label = column[i] if column is not None else None
+            criteria = criteria_from_label(label, bank, where=f"{criteria_column}[{i}]")
+            items.append(RewardItem.of(prompt, completion_text(completion), criteria))
+        return [r.reward for r in run_sync(scorer.score(items))]
+
+    reward.__name__ = name
+    reward.__qualname__ = name
+    return reward
+
+
+def completion_text(completion: str | Sequence[Mapping[str, Any]]) -> str:
+    """A completion's text: the string itself, or the last assistant message's content."""
+    if isinstance(completion, str):
+        return completion
+    for message in reversed(list(completion)):
+        if message.get("role", "assistant") == "assistant":
+            return str(message.get("content") or "")
+    return ""
+
+
+def scorer_bank(scorer: RewardScorer):
+    if scorer.fixed is not None:
+        return scorer.fixed
+    selector_bank = getattr(scorer.selector, "bank", None)
+    return tuple(selector_bank.criteria) if selector_bank is not None else None

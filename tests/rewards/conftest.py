@@ -1,0 +1,44 @@
+"""Reward tests: a judge on the fake server whose verdicts depend on the graded answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.judges import make_judge
+from assay.rubric import Criterion
+
+DOC = Criterion(id="doc", text="Suggests consulting a doctor.")
+REST = Criterion(id="rest", text="Recommends rest and fluids.")
+HARM = Criterion(id="harm", text="Includes unsafe advice.", weight=-1)
+CRITERIA = [DOC, REST, HARM]
+
+
+def keyword_policy(view):
+    """MET when the answer says what the criterion is about (the fake judge's verdict policy)."""
+    answer = (view.response_text or "").lower()
+    text = view.criterion_text or ""
+    if "doctor" in text:
+        return "MET" if "doctor" in answer else "UNMET"
+    if "rest" in text:
+        return "MET" if "rest" in answer else "UNMET"
+    if "unsafe" in text:
+        return "MET" if "double the dose" in answer else "UNMET"
+    return "UNMET"
+
+
+@pytest.fixture
+async def judge_on(serve):
+    """``await judge_on(**server_kwargs)`` -> (judge, server); judges closed after the test."""
+    judges = []
+
+    async def start(retries=None, **kwargs):
+        kwargs.setdefault("policy", keyword_policy)
+        server = await serve(**kwargs)
+        overrides = {} if retries is None else {"retry": {"max_retries": retries}}
+        judge = make_judge(f"openai-compatible:fake@{server.base_url}", **overrides)
+        judges.append(judge)
+        return judge, server
+
+    yield start
+    for judge in judges:
+        await judge.aclose()

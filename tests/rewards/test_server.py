@@ -1,0 +1,176 @@
+"""``assay serve``: rewards over HTTP, limits, auth, metrics, graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import aiohttp
+import pytest
+from tests.rewards.conftest import CRITERIA, keyword_policy
+
+from assay.errors import ConfigError
+from assay.judges import make_judge
+from assay.rewards import RewardScorer
+from assay.rewards.server import RewardServer, ServeConfig
+from assay.testing import FakeJudgeServer
+
+PROMPT = "I have had a cold for three days. What should I do?"
+ITEM = {"prompt": PROMPT, "completion": "Rest and see a doctor."}
+
+
+@pytest.fixture
+async def reward_server(serve):
+    """``await reward_server(latency=..., **serve_config)`` -> (base URL, RewardServer)."""
+    started = []
+
+    async def start(latency=0.0, **config):
+        judge_server = await serve(policy=keyword_policy, latency=latency)
+        judge = make_judge(f"openai-compatible:fake@{judge_server.base_url}")
+        server = RewardServer(RewardScorer(judge, criteria=CRITERIA), ServeConfig(port=0, **config))
+        url = await server.start()
+        started.append(server)
+        return url, server
+
+    yield start
+    for server in started:
+        if not server.draining:
+            await server.stop()
+
+
+async def test_rewards_come_back_per_item_with_their_verdicts(reward_server):
+    url, _ = await reward_server()
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{url}/v1/rewards", json={"items": [
+                ITEM, {"messages": [{"role": "user", "content": PROMPT}],
+                       "completion": "Double the dose."}]}) as response:
+            assert response.status == 200
+            body = await response.json()
+        async with http.get(f"{url}/health") as response:
+            health = await response.json()
+    assert body["rewards"] == [1.0, 0.0]
+    assert body["results"][1]["met"] == {"doc": False, "rest": False, "harm": True}
+    assert health["status"] == "ok" and health["criteria"] == 3 and not health["selection"]
+
+
+async def test_openrlhf_clients_get_rewards_and_scores(reward_server):
+    url, _ = await reward_server()
+    payload = {"query": [f"Q: {PROMPT}\nA: Rest."], "prompts": [f"Q: {PROMPT}\nA: "],
+               "labels": [None]}
+    async with aiohttp.ClientSession() as http, http.post(f"{url}/get_reward",
+                                                         json=payload) as response:
+        body = await response.json()
+    assert body["rewards"] == [pytest.approx(2 / 3)] and body["scores"] == body["rewards"]
+
+
+async def test_bad_requests_name_the_field(reward_server):
+    url, _ = await reward_server()
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{url}/v1/rewards", json={"items": [{"completion": "x"}]}) as r:
+            assert r.status == 400 and "items[0].prompt" in (await r.json())["error"]
+        async with http.post(f"{url}/v1/rewards", data=b"{not json") as r:
+            assert r.status == 400 and "invalid JSON" in (await r.json())["error"]
+        async with http.post(f"{url}/v1/select", json={"prompt": "x"}) as r:
+            assert r.status == 404
+
+
+async def test_a_token_guards_everything_but_health_and_metrics_count_requests(reward_server):
+    url, _ = await reward_server(token="s3cret")
+    good = {"Authorization": "Bearer s3cret"}
+    async with aiohttp.ClientSession() as http:
+        async with http.post(f"{url}/v1/rewards", json={"items": [ITEM]}) as r:
+            assert r.status == 401 and r.headers["WWW-Authenticate"] == "Bearer"
+        async with http.post(f"{url}/v1/rewards", json={"items": [ITEM]},
+                             headers={"Authorization": "Bearer wrong"}) as r:
+            assert r.status == 401
+        async with http.get(f"{url}/health") as r:
+            assert r.status == 200
+        async with http.post(f"{url}/v1/rewards", json={"items": [ITEM]}, headers=good) as r:
+            assert r.status == 200
+        async with http.get(f"{url}/metrics", headers=good) as r:
+            metrics = await r.text()
+    assert 'assay_requests_total{route="/v1/rewards",status="200"} 1' in metrics
+    assert 'assay_rejected_total{reason="auth"} 2' in metrics
+    assert "assay_judge_calls_total 3" in metrics and "assay_reward_items_total 1" in metrics
+    assert "s3cret" not in metrics
+
+
+def test_binding_beyond_loopback_needs_a_token():
+    for host in ("0.0.0.0", "10.1.2.3"):
+        with pytest.raises(ConfigError, match="set a bearer token"):
+            ServeConfig(host=host)
+    assert ServeConfig(host="0.0.0.0", token="t").token == "t"
+
+
+async def test_a_client_over_its_concurrency_limit_gets_429(reward_server):
+    url, _ = await reward_server(latency=0.3, max_per_client=1)
+    async with aiohttp.ClientSession() as http:
+        first = asyncio.create_task(http.post(f"{url}/v1/rewards", json={"items": [ITEM]}))
+        await asyncio.sleep(0.1)
+        async with http.post(f"{url}/v1/rewards", json={"items": [ITEM]}) as second:
+            assert second.status == 429 and second.headers["Retry-After"] == "1"
+        response = await first
+        assert response.status == 200
+        response.release()
+
+
+async def test_concurrent_requests_share_one_scorer_batch(reward_server):
+    url, server = await reward_server(batch_window_ms=50)
+    async with aiohttp.ClientSession() as http:
+        async def post(text):
+            async with http.post(f"{url}/v1/rewards", json={"items": [
+                    {"prompt": PROMPT, "completion": text}]}) as r:
+                return (await r.json())["rewards"][0]
+
+        rewards = await asyncio.gather(post("Rest."), post("See a doctor."), post("Rest, doctor."))
+    assert rewards == [pytest.approx(2 / 3), pytest.approx(2 / 3), 1.0]
+    assert server.batcher.batches == 1 and server.batcher.items == 3
+
+
+async def test_shutdown_lets_requests_in_progress_finish_and_refuses_new_ones(reward_server):
+    url, server = await reward_server(latency=0.4)
+    async with aiohttp.ClientSession() as http:
+        in_progress = asyncio.create_task(http.post(f"{url}/v1/rewards", json={"items": [ITEM]}))
+        await asyncio.sleep(0.1)
+        stopping = asyncio.create_task(server.stop())
+        await asyncio.sleep(0.05)
+        async with http.post(f"{url}/v1/rewards", json={"items": [ITEM]}) as refused:
+            assert refused.status == 503
+        response = await in_progress
+        assert response.status == 200 and (await response.json())["rewards"] == [1.0]
+        await stopping
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await http.post(f"{url}/v1/rewards", json={"items": [ITEM]})
+
+
+def test_assay_serve_runs_from_the_cli_and_stops_cleanly_on_sigterm(tmp_path):
+    with FakeJudgeServer.run_in_thread(policy=keyword_policy) as judge_server:
+        env = {**os.environ, "ASSAY_SERVE_TOKEN": "tok"}
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from assay.cli import main; main()", "serve", "--judge",
+             f"openai-compatible:fake@{judge_server.base_url}", "--port", "0",
+             "--store", str(tmp_path / "s.sqlite")],
+            stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            line = process.stderr.readline()
+            url = re.search(r"(http://127\.0\.0\.1:\d+)", line).group(1)
+            assert "token required" in line
+
+            async def call():
+                async with aiohttp.ClientSession() as http, http.post(
+                        f"{url}/v1/rewards", json={"items": [ITEM]},
+                        headers={"Authorization": "Bearer tok"}) as r:
+                    return await r.json()
+
+            body = asyncio.run(call())
+            assert len(body["results"][0]["criteria"]) == 29     # the Health-SCORE bank
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
+            assert "stopped" in process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
