@@ -13,10 +13,12 @@ the actor (``max_restarts``) and the driver sends the shard again, to another li
 there is one. A shard that fails on every attempt becomes failed calls (recorded as errors, no
 verdict), which ``--resume`` retries like any other failed call.
 
-Example (needs Ray; ``assay grade --executor ray`` does this for you):
-    >>> pool = WorkerPool.start(configs, workers=2)            # doctest: +SKIP
-    >>> judge = pool.judge(configs[0])                         # doctest: +SKIP
-    >>> reply = await judge.ask(request)                       # doctest: +SKIP
+Example (needs Ray and a running event loop; ``assay grade --executor ray`` does this)::
+
+    pool = WorkerPool.start(configs, workers=2)
+    judge = pool.judge(configs[0])
+    reply = await judge.ask(request)
+    await pool.aclose()
 """
 
 from __future__ import annotations
