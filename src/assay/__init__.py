@@ -13,6 +13,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "agrade": "assay.api",
+    "agenerate": "assay.generate",
+    "generate": "assay.generate",
     "grade": "assay.api",
     "Criterion": "assay.rubric",
     "CriterionKind": "assay.rubric",

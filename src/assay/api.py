@@ -139,6 +139,9 @@ async def agrade(
     concurrency: int | None = None,
     cache: str | Path | None = None,
     progress: bool = False,
+    executor: str = "local",
+    ray_address: str | None = None,
+    workers: int | None = None,
 ) -> GradeResult:
     """Grade ``items`` (a file, or Items/dicts) against ``rubric`` (or each item's own rubric).
 
@@ -155,13 +158,18 @@ async def agrade(
     responses come from ``responses`` (JSONL of prompt_id -> response, or a dict) or the ideal
     completions (``ideal=True``). ``resume``: a run directory to continue; the config must be
     unchanged. ``budget``: a hard stop in USD (resume later with a larger one).
+    ``executor="ray"`` makes the judge calls on ``workers`` Ray actors (of the cluster at
+    ``ray_address``, or a local instance); the store stays with this process (see
+    :mod:`assay.distributed`).
     """
+    where = {"executor": executor, "ray_address": ray_address, "workers": workers}
     from assay.runs.runner import RunOptions, arun, restore
     from assay.runs.sources import read_responses
 
     if items is None and resume is not None:
         source, options = restore(resume, RunOptions(budget_usd=budget, concurrency=concurrency,
-                                                     cache_path=_str(cache), quiet=not progress))
+                                                     cache_path=_str(cache), quiet=not progress,
+                                                     **where))
     else:
         if items is None:
             raise ValueError("give the items to grade (or resume=RUN to continue a run)")
@@ -181,7 +189,7 @@ async def agrade(
             aggregation=aggregate, abstention=abstain,
             formula=formula or ("healthbench" if healthbench else "autorubric"),
             run_dir=_str(run_dir), budget_usd=budget, concurrency=concurrency,
-            cache_path=_str(cache), quiet=not progress)
+            cache_path=_str(cache), quiet=not progress, **where)
         _set_rubric(options, rubric)
     report = await arun(source, options, resume=resume)
     return GradeResult(report.run_dir, report.status, report)

@@ -72,3 +72,25 @@ async def test_the_cli_writes_the_report_and_refuses_a_non_run(two_judge_run, tm
     assert out.read_text().startswith("<!DOCTYPE html>")
     bad = runner.invoke(app, ["report", str(tmp_path), "-o", str(out)])
     assert bad.exit_code == 1 and "not a run directory" in bad.output
+
+
+async def test_the_evidence_passages_shown_to_the_judge_are_in_the_drill_down(tmp_path):
+    import json
+
+    import yaml
+    from tests.report.conftest import AGREE
+    from tests.runs.conftest import RUBRIC
+
+    import assay
+    from assay.testing import FakeJudgeServer
+
+    (tmp_path / "rubric.yaml").write_text(yaml.safe_dump(RUBRIC))
+    (tmp_path / "items.jsonl").write_text(json.dumps({
+        "id": "q0", "prompt": "Bee sting?", "response": "Scrape it out.",
+        "context": [{"id": "nhs-bee", "text": "Remove the sting <b>quickly</b>."}]}) + "\n")
+    async with FakeJudgeServer(policy=AGREE) as server:
+        await assay.agrade(tmp_path / "items.jsonl", rubric=tmp_path / "rubric.yaml",
+                           judges=[f"openai-compatible:fake@{server.base_url}"],
+                           run_dir=tmp_path / "run")
+    html = write_report([tmp_path / "run"], tmp_path / "r.html").read_text()
+    assert "evidence: nhs-bee" in html and "Remove the sting &lt;b&gt;quickly&lt;/b&gt;." in html

@@ -19,6 +19,7 @@ from assay.cli import review as _review  # noqa: F401  review
 from assay.cli import route as _route  # noqa: F401  route run, route eval
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
 from assay.cli import rag as _rag  # noqa: F401  rag grade|train|score|report
+from assay.cli import generate as _generate  # noqa: F401  kb build|search, generate
 
 
 def main() -> None:

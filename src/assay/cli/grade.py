@@ -55,6 +55,12 @@ def grade(
                                               help="Requests in flight to each judge (default: its "
                                               "limits.max_in_flight, 64)."),
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
+    executor: str = typer.Option("local", "--executor", help="local | ray: make the judge calls "
+                                 "on Ray workers (needs the distributed extra)."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster "
+                                           "(HOST:PORT, or auto); default: a local instance."),
+    workers: int | None = typer.Option(None, "--workers", min=1,
+                                       help="Ray judge workers (default 2)."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (CI)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count calls, tokens, dollars; call nothing."),

@@ -54,13 +54,19 @@ def _options(args: dict[str, Any]):
         formula=args["formula"] or ("healthbench" if args["healthbench"] else "autorubric"),
         run_dir=_path(args["run_dir"]), budget_usd=args["budget"],
         concurrency=args["concurrency"], cache_path=_path(args["cache"]), quiet=args["quiet"],
-        judge_config_file=_path(args["config"]))
+        judge_config_file=_path(args["config"]), **_executor(args))
     if args["rubric"] is not None:
         from assay.rubric.io import read_rubric
 
         options.rubric = read_rubric(args["rubric"])
         options.rubric_path = str(args["rubric"])
     return options
+
+
+def _executor(args: dict[str, Any]) -> dict[str, Any]:
+    """Where the judge calls run (operational: a run may resume on another executor)."""
+    return {"executor": args["executor"], "ray_address": args["ray_address"],
+            "workers": args["workers"]}
 
 
 def _path(value: Path | None) -> str | None:
@@ -97,7 +103,7 @@ def _grade(args: dict[str, Any]):
             raise InputError(Issue(None, None, "ITEMS", "give the items to grade (or --resume RUN)"))
         operational = RunOptions(budget_usd=args["budget"], concurrency=args["concurrency"],
                                  cache_path=_path(args["cache"]), quiet=args["quiet"],
-                                 judge_config_file=_path(args["config"]))
+                                 judge_config_file=_path(args["config"]), **_executor(args))
         source, options = restore(args["resume"], operational)
     else:
         source, options = _source(args), _options(args)

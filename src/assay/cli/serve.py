@@ -37,6 +37,10 @@ def serve(
                                        "client; more get 429."),
     batch_window_ms: float = typer.Option(5.0, "--batch-window-ms", help="Micro-batching window."),
     max_batch: int = typer.Option(512, "--max-batch", help="Items per scorer batch at most."),
+    replicas: int | None = typer.Option(None, "--replicas", min=1, help="Run this many "
+                                        "replicas on Ray Serve behind one address."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="With --replicas: join "
+                                           "this Ray cluster (default: a local instance)."),
 ) -> None:
     """Serve rewards over HTTP: /v1/rewards, OpenRLHF's /get_reward, /v1/select, /health,
     /metrics."""
@@ -66,6 +70,16 @@ def serve(
                 flush=True))
             print("assay serve: stopped", file=sys.stderr, flush=True)
 
+        if replicas is not None:  # the same server, N copies on Ray Serve
+            from assay.distributed.serve_command import serve_replicas
+
+            serve_replicas({"judge": judge, "bank": None if bank == "none" else bank,
+                            "select": select, "selector_judge": selector_judge,
+                            "threshold": threshold, "fallback": fallback, "store": store,
+                            "cache": cache, "template": template,
+                            "normalization": normalization},
+                           config, replicas=replicas, address=ray_address)
+            return
         asyncio.run(main())
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)

@@ -15,11 +15,14 @@ from __future__ import annotations
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 Wire = Literal["openai", "anthropic"]
 AuthStyle = Literal["bearer", "api-key", "x-api-key", "none"]
-StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt"]
+StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt",
+                         # a local server's own option ("native" picks the provider's; see
+                         # assay.judges.local_servers)
+                         "structured_outputs", "guided_json", "json_object_schema"]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0"})
 
@@ -96,6 +99,17 @@ class JudgeConfig(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     price: ModelPrice | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _native_structured(cls, data: Any) -> Any:
+        """``structured = "native"``: the provider's own structured-output option."""
+        if isinstance(data, dict) and data.get("structured") == "native":
+            from assay.judges.local_servers import resolve_native
+
+            provider = data.get("provider") or "openai-compatible"
+            data = {**data, "structured": resolve_native(provider, "native")}
+        return data
 
     @field_validator("base_url")
     @classmethod

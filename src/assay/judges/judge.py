@@ -30,6 +30,7 @@ from assay.judges.budget import Budget
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.config import JudgeConfig
 from assay.judges.limits import Limiter
+from assay.judges.local_servers import SERVER_MODES, mode_chain
 from assay.judges.openai_compat import OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
@@ -78,7 +79,9 @@ class Judge:
         self.limiter = Limiter(config.limits)
         self._transport = transport
         self._wire = AnthropicWire() if config.wire == "anthropic" else OpenAIWire()
-        self._modes = self._wire.modes[_start_mode(config.structured, self._wire.modes):]
+        self._modes = (mode_chain(config.structured) if config.structured in SERVER_MODES
+                       and config.wire == "openai"
+                       else self._wire.modes[_start_mode(config.structured, self._wire.modes):])
         self._price = config.price or self.pricing.price_for(config.model)
         self._rng = random.Random()
         self._params = config.request_params()
@@ -356,7 +359,7 @@ def _start_mode(structured: str, modes: tuple[str, ...]) -> int:
         return 0
     aliases = {"json_schema": ("json_schema", "tool"), "json_mode": ("json_mode", "prompt"),
                "prompt": ("prompt",)}
-    for alias in aliases[structured]:
+    for alias in aliases.get(structured, ()):  # a local server's option: not this wire's
         if alias in modes:
             return modes.index(alias)
     return 0

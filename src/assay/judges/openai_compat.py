@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.judges.config import JudgeConfig
+from assay.judges.local_servers import SERVER_MODES, server_schema_fields
 from assay.judges.secrets import Secret
 from assay.judges.structured import json_instruction
 from assay.judges.types import Usage
@@ -65,7 +66,9 @@ class OpenAIWire:
                 "type": "json_schema",
                 "json_schema": {"name": schema_name, "schema": schema, "strict": False},
             }
-        elif mode == "json_mode" or (mode == "json_schema" and schema is None):
+        elif mode in SERVER_MODES and schema is not None:
+            body.update(server_schema_fields(mode, schema))
+        elif mode == "json_mode" or (mode in ("json_schema", *SERVER_MODES) and schema is None):
             body["response_format"] = {"type": "json_object"}
         if config.temperature is not None:
             body["temperature"] = config.temperature
@@ -98,7 +101,8 @@ class OpenAIWire:
         if status not in (400, 422):
             return False
         text = body.decode("utf-8", "replace").lower()
-        return any(w in text for w in ("response_format", "json_schema", "json_object", "schema"))
+        return any(w in text for w in ("response_format", "json_schema", "json_object", "schema",
+                                       "guided_json", "structured_outputs"))
 
 
 def _with_instruction(messages: tuple[dict[str, Any], ...], instruction: str) -> tuple[dict, ...]:

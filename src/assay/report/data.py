@@ -68,6 +68,8 @@ class ItemRow:
     score: float | None
     tags: list[str]
     criteria: list[CriterionRow]
+    context: list[tuple[str, str]] = field(default_factory=list)
+    """Retrieved passages shown to the judge, as (label, text)."""
 
     @property
     def disagreements(self) -> int:
@@ -123,7 +125,8 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
                     [Vote(h.judge, _label(h), h.explanation)
                      for h in human_by_key.get((item.id, criterion.id), [])]))
             items.append(ItemRow(number, item.id, _conversation(item), item.response or "",
-                                 item_scores.get(item.id), list(item.tags), rows))
+                                 item_scores.get(item.id), list(item.tags), rows,
+                                 _context(item)))
         manifest = _manifest(path)
     finally:
         store.close()
@@ -163,6 +166,10 @@ def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
 def _conversation(item: Item) -> list[tuple[str, str]]:
     return [(str(m.role.value if hasattr(m.role, "value") else m.role), m.content)
             for m in item.messages]
+
+
+def _context(item: Item) -> list[tuple[str, str]]:
+    return [(p.id or p.source or f"passage {n}", p.text) for n, p in enumerate(item.context, 1)]
 
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:

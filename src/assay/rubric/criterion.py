@@ -74,6 +74,8 @@ class Provenance(BaseModel):
     author: str | None = None
     evidence: list[str] = Field(default_factory=list, description="Evidence references.")
     note: str | None = None
+    stage: str | None = Field(default=None, description="Pipeline stage that wrote it (generated).")
+    model: str | None = Field(default=None, description="Model that wrote it (generated).")
 
 
 class CriterionExample(BaseModel):

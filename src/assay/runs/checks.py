@@ -46,8 +46,22 @@ def check_options(options: Any) -> None:
     for name, path in (("--cache", options.cache_path), ("--run-dir", options.run_dir)):
         if path is not None:
             issues.extend(output_path_issues(path, name, directory=name == "--run-dir"))
+    issues.extend(executor_issues(options))
     if issues:
         raise InputError(issues)
+
+
+def executor_issues(options: Any) -> list[Issue]:
+    """--executor local|ray, and the Ray-only settings only with ray."""
+    executor = getattr(options, "executor", "local")
+    if executor not in ("local", "ray"):
+        return [Issue(None, None, "--executor", f"expected local or ray, got {executor!r}")]
+    workers = getattr(options, "workers", None)
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        return [Issue(None, None, "--workers", f"expected a whole number >= 1, got {workers!r}")]
+    if executor == "local" and (workers is not None or getattr(options, "ray_address", None)):
+        return [Issue(None, None, "--executor", "--workers and --ray-address need --executor ray")]
+    return []
 
 
 def output_path_issues(path: str | Path, field: str, *, directory: bool = False) -> list[Issue]:

@@ -69,6 +69,9 @@ class RunOptions:
     cache_path: str | None = None
     quiet: bool = True
     judge_config_file: str | None = None
+    executor: str = "local"  # local | ray (see assay.distributed)
+    ray_address: str | None = None  # a Ray cluster to join (default: a local instance)
+    workers: int | None = None  # Ray judge workers (default: 2)
 
 
 @dataclass
@@ -209,7 +212,8 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
         few_shot_labels=sources.get("few_shot_labels"), aggregation=sources["aggregation"],
         abstention=sources["abstention"], formula=sources["formula"])
     if operational is not None:
-        for name in ("budget_usd", "concurrency", "cache_path", "quiet", "judge_config_file"):
+        for name in ("budget_usd", "concurrency", "cache_path", "quiet", "judge_config_file",
+                     "executor", "ray_address", "workers"):
             setattr(options, name, getattr(operational, name))
     return source, options
 
@@ -283,19 +287,23 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     if options.concurrency:  # requests in flight to each judge (operational: not in the config)
         for judge in judges:
             judge.limiter.set_max_in_flight(options.concurrency)
-    lock = None
+    lock = pool = None
     items = iter(source)
     try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
         first = next(items, None)
         if first is not None:
             items = itertools.chain([first], items)
         slots = [JudgeSlot(c.judge_id, j) for c, j in zip(judge_configs, judges)]
-        if first is not None and served_from_cache(first, options.rubric,
-                                                   Grader(grading, example_pools=pools), slots, cache):
+        if first is not None and options.executor != "ray" and served_from_cache(
+                first, options.rubric, Grader(grading, example_pools=pools), slots, cache):
             for judge in judges:  # a warm cache: check just before the first request, if any
                 judge.defer_check()
         else:
             await check_judges(judges)
+        if options.executor == "ray":  # Ray workers that cannot start fail here too
+            from assay.distributed import start_pool
+
+            pool = start_pool(judge_configs, options)
         run_dir = Path(resume).parent if resume is not None and Path(resume).is_file() else (
             Path(resume) if resume is not None else _new_run_dir(options))
         lock = RunLock(run_dir).acquire()
@@ -305,6 +313,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
             store = RunStore.create(run_dir / "run.sqlite", config)
             store.set_meta("sources", sources_of(source, options, judge_configs))
     except BaseException:
+        if pool is not None:
+            await pool.aclose()
         for judge in judges:
             await judge.aclose()
         if cache is not None:
@@ -314,7 +324,7 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         raise
     try:
         return await _grade(store, source, items, options, config, judge_configs, judges,
-                            weights, pools, grading, console, progress, cache)
+                            weights, pools, grading, console, progress, cache, pool)
     finally:
         lock.release()
 
@@ -323,15 +333,22 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
                  config: dict[str, Any],
                  judge_configs: list[Any], judges: list[Any], weights: list[float],
                  pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
-                 progress: Any, cache: Any) -> RunReport:
+                 progress: Any, cache: Any, pool: Any = None) -> RunReport:
     run_dir = Path(store.path).parent
     store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
     slots = [JudgeSlot(c.judge_id, j, w) for c, j, w in zip(judge_configs, judges, weights)]
+    if pool is not None:  # the calls go to Ray workers; the store stays here
+        from assay.distributed import remote_slots
+
+        slots = remote_slots(slots, judge_configs, pool)
     grader = Grader(grading, example_pools=pools)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
         progress = QuietProgress() if options.quiet else RichProgress(source.total(), console=console)
+    # Locally --concurrency sets each judge's requests in flight (see arun); on Ray the workers
+    # keep their own limits and it bounds the calls the engine keeps outstanding, as before.
     engine = Engine(store, grader, slots, rubric=options.rubric,
+                    concurrency=options.concurrency if pool is not None else None,
                     progress=progress)
     started = time.perf_counter()
     status = "interrupted"
@@ -347,6 +364,8 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
             if status == "complete" and (missing[0] or outcome.issues):
                 status = "incomplete"  # some verdicts are missing: never report it complete
     finally:
+        if pool is not None:
+            await pool.aclose()
         for judge in judges:
             await judge.aclose()
         if cache is not None:

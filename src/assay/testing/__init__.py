@@ -32,6 +32,7 @@ from assay.testing.policies import (
 )
 from assay.testing.prompts import CriterionView, parse_prompt
 from assay.testing.render import render, render_one
+from assay.testing.search import FakeSearchServer
 from assay.testing.server import FakeJudgeServer
 from assay.testing.stages import StageRequest, StageScript, as_stage_script
 
@@ -40,6 +41,7 @@ __all__ = [
     "CallablePolicy",
     "CriterionView",
     "FakeJudgeServer",
+    "FakeSearchServer",
     "Faults",
     "FixedPolicy",
     "GroundTruthPolicy",

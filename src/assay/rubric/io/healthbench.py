@@ -20,8 +20,8 @@ file has such examples) keeps both copies, the repeat taking a positional id (``
 :class:`~assay.rubric.Rubric`), and both are graded and counted as in simple-evals. Whatever else a line holds (``ideal_completions_data``,
 ``canary``, unknown keys, integer vs float points) is kept in ``metadata["healthbench"]`` so that
 :func:`item_to_example` gives back the same JSON object. As an Assay extension a rubric entry
-may also carry ``id``, ``kind`` and ``options`` (multi-choice criteria); they are written back
-when present.
+may also carry ``id``, ``kind`` and ``options`` (multi-choice criteria) and ``provenance``
+(generated criteria: stage, evidence, model); they are written back when present.
 
 Example:
     >>> example = {"prompt_id": "p1", "prompt": [{"role": "user", "content": "Bee sting?"}],
@@ -51,7 +51,7 @@ from assay.rubric.item import Item
 
 KEY_ORDER = ("example_tags", "ideal_completions_data", "prompt", "prompt_id", "rubrics", "canary")
 ENTRY_KEYS = ("criterion", "points", "tags")
-EXTENSION_KEYS = ("id", "kind", "options")
+EXTENSION_KEYS = ("id", "kind", "options", "provenance")
 
 
 def _number(value: Any) -> Any:
@@ -255,12 +255,17 @@ def _entry(criterion: Any, derived_id: str) -> dict[str, Any]:
         extension = [k for k, needed in (
             ("id", criterion.id != derived_id),
             ("kind", criterion.kind is not CriterionKind.BINARY),
-            ("options", bool(criterion.options))) if needed]
+            ("options", bool(criterion.options)),
+            ("provenance", criterion.provenance is not None
+             and criterion.provenance.source != "physician")) if needed]
     for key in extension:
         if key == "id":
             entry["id"] = criterion.id
         elif key == "kind":
             entry["kind"] = criterion.kind.value
+        elif key == "provenance":
+            entry["provenance"] = (criterion.provenance.model_dump(exclude_none=True)
+                                   if criterion.provenance is not None else None)
         else:
             entry["options"] = [o.model_dump(exclude_defaults=True) for o in criterion.options]
     entry.update(kept.get("extra", {}))

@@ -1,0 +1,165 @@
+"""Reading a user's documents as plain text: Markdown, text, HTML and PDF.
+
+Each file becomes one :class:`Document` whose ``text`` is what chunk offsets point into:
+Markdown and text are read as they are (UTF-8), HTML is reduced to its visible text with the
+standard library's :class:`html.parser.HTMLParser` (scripts, styles and heads dropped, each
+block element a paragraph of its own), and PDF pages are extracted with ``pypdf`` and joined by blank
+lines. A document's id is its path relative to the folder it was found under, so the same
+tree gives the same ids on every machine.
+
+Example:
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "stings.html").write_text(
+    ...     "<html><head><title>Bee stings</title><style>p{}</style></head>"
+    ...     "<body><p>Scrape the stinger out.</p><p>Call 911 if the throat swells.</p></body></html>")
+    >>> [doc] = read_documents([root])
+    >>> doc.id, doc.title, doc.text.split("\\n\\n")
+    ('stings.html', 'Bee stings', ['Scrape the stinger out.', 'Call 911 if the throat swells.'])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from assay.errors import InputError, Issue
+
+SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text",
+            ".html": "html", ".htm": "html", ".pdf": "pdf"}
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document: its id, where it came from, its title and its plain text."""
+
+    id: str
+    path: str
+    kind: str
+    title: str
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+def read_documents(paths: Iterable[str | Path]) -> list[Document]:
+    """Every supported document under ``paths`` (files or folders, searched recursively), in
+    sorted path order. An unreadable or unsupported file given by name is an InputError; files
+    of other types inside a folder are skipped."""
+    docs: list[Document] = []
+    issues: list[Issue] = []
+    for given in paths:
+        root = Path(given)
+        if root.is_dir():
+            files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+            pairs = [(p, p.relative_to(root).as_posix()) for p in files]
+        elif root.is_file():
+            if root.suffix.lower() not in SUFFIXES:
+                issues.append(Issue(str(root), None, None, "unsupported document type (use .md, "
+                                    ".txt, .html or .pdf)"))
+                continue
+            pairs = [(root, root.name)]
+        else:
+            issues.append(Issue(str(root), None, None, "no such file or folder"))
+            continue
+        for path, doc_id in pairs:
+            try:
+                docs.append(read_document(path, doc_id))
+            except InputError as exc:
+                issues.extend(exc.issues)
+    if issues:
+        raise InputError(issues)
+    seen: set[str] = set()
+    for doc in docs:
+        if doc.id in seen:
+            raise InputError(Issue(doc.path, None, None, f"two documents share the id {doc.id!r}; "
+                                   "give their common parent folder instead"))
+        seen.add(doc.id)
+    return docs
+
+
+def read_document(path: str | Path, doc_id: str | None = None) -> Document:
+    """One document; its kind comes from the file suffix."""
+    path = Path(path)
+    kind = SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise InputError(Issue(str(path), None, None, "unsupported document type"))
+    try:
+        if kind == "pdf":
+            title, text = _read_pdf(path)
+        else:
+            raw = path.read_text(encoding="utf-8")
+            title, text = _read_html(raw) if kind == "html" else (_markdown_title(raw), raw)
+    except UnicodeDecodeError as exc:
+        raise InputError(Issue(str(path), None, None, f"not UTF-8 text ({exc.reason})")) from None
+    except OSError as exc:
+        raise InputError(Issue(str(path), None, None, f"cannot read ({exc.strerror})")) from None
+    return Document(doc_id or path.name, str(path), kind, title or path.stem, text)
+
+
+def _markdown_title(text: str) -> str:
+    match = re.search(r"^#\s+(.+)$", text, flags=re.MULTILINE)
+    return match.group(1).strip() if match else ""
+
+
+def _read_pdf(path: Path) -> tuple[str, str]:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path))
+        pages = [page.extract_text() or "" for page in reader.pages]
+        title = (reader.metadata.title if reader.metadata else None) or ""
+    except (PdfReadError, ValueError) as exc:
+        raise InputError(Issue(str(path), None, None, f"unreadable PDF ({exc})")) from None
+    return str(title), "\n\n".join(p.strip() for p in pages if p.strip())
+
+
+_BLOCK = {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table",
+          "section", "article", "header", "footer", "blockquote", "pre", "dd", "dt", "td", "th"}
+_HIDDEN = {"script", "style", "head", "noscript", "template", "svg"}
+
+
+class _TextOf(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title: list[str] = []
+        self._hidden = 0
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: object) -> None:
+        if tag == "title":
+            self._in_title = True
+        elif tag in _HIDDEN:
+            self._hidden += 1
+        if tag in _BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self._in_title = False
+        elif tag in _HIDDEN and self._hidden:
+            self._hidden -= 1
+        if tag in _BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_title:
+            self.title.append(data)
+        elif not self._hidden:
+            self.parts.append(data)
+
+
+def _read_html(raw: str) -> tuple[str, str]:
+    parser = _TextOf()
+    parser.feed(raw)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
+    return " ".join("".join(parser.title).split()), "\n\n".join(line for line in lines if line)

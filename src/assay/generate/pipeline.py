@@ -1,0 +1,275 @@
+"""The generation pipeline of seed 000 for one query, stage by stage.
+
+=======================  ===================================================================
+stage (= schema name)    what it does
+=======================  ===================================================================
+``route``                intent and 3–5 search queries (Table 9); on failure, the raw query
+(retrieval, no model)    each search query against the knowledge base (and the web, if on),
+                         candidates fused by reciprocal rank
+``rerank``               the model picks the top 5 candidates (when there are more than 5)
+``synthesize_evidence``  the evidence block: consensus, red flags, one excerpt per source
+``extract_facts``        atomic facts: positive facts, negative constraints, red flags
+``interaction_intent``   persona, missing-context questions, tone (concurrent with the above)
+``filter_facts``         query-aware filtering; the safety override is re-applied in code
+``draft_rubric``         the first rubric from the Reference Board (axes, tiers, < 15 items)
+``audit_rubric``         gap analysis, QC, merging; asked again (``refine_rounds``) while a red
+                         flag or negative constraint is uncited; then the rules in code
+=======================  ===================================================================
+
+Every call goes through :class:`assay.jobs.StageCaller` (judges layer, trace, resume); the
+deterministic parts are in :mod:`~assay.generate.board`, :mod:`~assay.generate.rules` and
+:mod:`~assay.generate.retrieval`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from assay.errors import AssayError
+from assay.evidence.chunking import Chunk
+from assay.evidence.fusion import reciprocal_rank_fusion
+from assay.evidence.kb import KnowledgeBase
+from assay.evidence.websearch import SearchResult, WebSearch, dedupe_by_url
+from assay.generate import retrieval
+from assay.generate.baselines import generic_rubric
+from assay.generate.board import Board, build_board, safety_override
+from assay.generate.queries import Query
+from assay.generate.rules import (
+    MAX_CRITERIA,
+    MAX_DRAFT,
+    RubricItem,
+    audit_rules,
+    coerce_items,
+    enforce_citations,
+)
+from assay.generate.schemas import SCHEMAS
+from assay.generate.templates import StageTemplate, load_templates
+from assay.jobs import CallStore, StageCaller, StageError
+from assay.rubric import Criterion, Provenance, Rubric
+
+METHODS = ("pipeline", "one-step", "generic")
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Settings of a generation job (all part of the job's config: changing one is a new job)."""
+
+    method: str = "pipeline"
+    per_query_hits: int = 5
+    top_k: int = 5
+    rerank: bool = True
+    retrieval_mode: str = "auto"
+    web_results: int = 2
+    max_draft: int = MAX_DRAFT
+    max_criteria: int = MAX_CRITERIA
+    refine_rounds: int = 1
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Generator:
+    """Generates one query's rubric; see the module docstring. ``fast`` answers ``rerank``
+    (the paper's Smart-Fast split); by default the main caller does."""
+
+    def __init__(self, caller: StageCaller | None, *, kb: KnowledgeBase | None = None,
+                 web: WebSearch | None = None, config: GenerateConfig = GenerateConfig(),
+                 templates: dict[str, StageTemplate] | None = None,
+                 fast: StageCaller | None = None, store: CallStore | None = None):
+        if config.method == "pipeline" and kb is None and web is None:
+            raise AssayError("the pipeline needs evidence: a knowledge base (--kb) and/or web "
+                             "search (--search)")
+        self.caller, self.fast, self.kb, self.web, self.config = caller, fast or caller, kb, web, \
+            config
+        self.templates = templates or load_templates()
+        self.store = store or (caller.store if caller is not None else None)
+
+    @property
+    def model(self) -> str | None:
+        return self.caller.model if self.caller is not None else None
+
+    async def __call__(self, query: Query) -> dict[str, Any]:
+        if self.config.method == "generic":
+            rubric = generic_rubric(query.id)
+            return {"id": query.id, "query": query.text, "method": "generic",
+                    "rubric": rubric.model_dump(mode="json", exclude_defaults=True)}
+        if self.config.method == "one-step":
+            return await self.one_step(query)
+        return await self.pipeline(query)
+
+    async def _ask(self, stage: str, item: Query, caller: StageCaller | None = None,
+                   **values: Any) -> dict[str, Any]:
+        template = self.templates[stage]
+        return await (caller or self.caller).ask(
+            stage, template.render(**values), SCHEMAS[stage], item_id=item.id,
+            template_version=template.version)
+
+    async def one_step(self, query: Query) -> dict[str, Any]:
+        reply = await self._ask("one_step_rubric", query, query=query.text)
+        items, notes = coerce_items(reply, "one_step_rubric")
+        rubric = self._rubric(query, items, {}, method="one-step")
+        return {"id": query.id, "query": query.text, "method": "one-step", "notes": notes,
+                "rubric": rubric.model_dump(mode="json", exclude_defaults=True)}
+
+    async def pipeline(self, query: Query) -> dict[str, Any]:
+        notes: list[str] = []
+        try:
+            route = await self._ask("route", query, query=query.text)
+        except StageError as exc:  # [R]: a failed routing falls back to the raw query
+            route = {"intent": "General", "queries": [query.text]}
+            notes.append(f"route failed, searched with the query itself ({exc.reason})")
+        search_queries = list(dict.fromkeys(q for q in route["queries"] if str(q).strip()))[:5] \
+            or [query.text]
+        candidates = await self._candidates(search_queries)
+        if not candidates:
+            raise AssayError(f"item {query.id!r}: no evidence found for any search query")
+        chosen = await self._rerank(query, candidates)
+        block = await self._ask("synthesize_evidence", query, query=query.text,
+                                raw_text=retrieval.raw_text(chosen),
+                                format_instructions=retrieval.format_instructions(
+                                    SCHEMAS["synthesize_evidence"]))
+        evidence = retrieval.evidence_text(block)
+        if not evidence.strip():
+            raise AssayError(f"item {query.id!r}: stage 'synthesize_evidence': Empty Evidence")
+        raw_facts, intent = await asyncio.gather(
+            self._ask("extract_facts", query, evidence=evidence),
+            self._ask("interaction_intent", query, query=query.text, evidence=evidence))
+        filtered = await self._ask("filter_facts", query, query=query.text,
+                                   facts=json.dumps(raw_facts, indent=2, ensure_ascii=False))
+        board = build_board(safety_override(raw_facts, filtered), intent, chosen)
+        if not board.has_medical_facts:
+            raise AssayError(f"item {query.id!r}: stage 'extract_facts': no atomic fact "
+                             "extracted from the evidence")
+        draft = await self._draft(query, board, notes)
+        final, report = await self._audit(query, board, draft, notes)
+        chunk_ids = {c.id for c in chosen}
+        rubric = self._rubric(query, final, {f.label: f for f in board.facts}, method="pipeline")
+        return {
+            "id": query.id, "query": query.text, "method": "pipeline",
+            "rubric": rubric.model_dump(mode="json", exclude_defaults=True),
+            "intent": route.get("intent"), "search_queries": search_queries,
+            "evidence": [{"id": c.id, "title": c.title, "source": c.source, "start": c.start,
+                          "end": c.end} for c in chosen],
+            "board": board.as_dict(), "audit": report, "notes": notes,
+            "cited_chunks": sorted({cid for f in board.facts for cid in f.chunks} & chunk_ids),
+        }
+
+    async def _candidates(self, search_queries: list[str]) -> list[Chunk]:
+        rankings: list[list[str]] = []
+        chunks: dict[str, Chunk] = {}
+        for sq in search_queries:
+            if self.kb is not None:
+                hits = self.kb.search(retrieval.clean_search_query(sq) or sq,
+                                      k=self.config.per_query_hits, mode=self.config.retrieval_mode)
+                rankings.append([h.chunk.id for h in hits])
+                chunks.update((h.chunk.id, h.chunk) for h in hits)
+            if self.web is not None:
+                results = await self._web_search(sq)
+                web_chunks = [r.as_chunk() for r in results]
+                rankings.append([c.id for c in web_chunks])
+                chunks.update((c.id, c) for c in web_chunks)
+        return [chunks[cid] for cid, _ in reciprocal_rank_fusion(rankings)]
+
+    async def _web_search(self, query: str) -> list[SearchResult]:
+        """Web results, stored in the job so a resumed job does not search (and pay) again."""
+        key = "web:" + hashlib.sha256(f"{self.web.name}\x00{query}".encode()).hexdigest()[:16]
+        stored = self.store.meta(key) if self.store is not None else None
+        if stored is None:
+            results = dedupe_by_url(await self.web.search(query, max_results=self.config.web_results))
+            stored = [r.as_dict() for r in results]
+            if self.store is not None:
+                self.store.set_meta(key, stored)
+        return [SearchResult(**r) for r in stored]
+
+    async def _rerank(self, query: Query, candidates: list[Chunk]) -> list[Chunk]:
+        k = self.config.top_k
+        if len(candidates) <= k or not self.config.rerank:
+            return candidates[:k]
+        reply = await self._ask("rerank", query, self.fast, query=query.text, top_k=k,
+                                candidates=retrieval.candidates_text(candidates))
+        picked = retrieval.select_indices(reply.get("indices"), n_candidates=len(candidates),
+                                          top_k=k)
+        return [candidates[i] for i in picked]
+
+    async def _draft(self, query: Query, board: Board, notes: list[str]) -> list[RubricItem]:
+        reply = await self._ask("draft_rubric", query, user_query=query.text,
+                                facts=board.facts_text(), intent=board.intent_text(),
+                                max_draft=self.config.max_draft)
+        items, dropped = coerce_items(reply, "draft_rubric")
+        notes.extend(f"draft: {n}" for n in dropped)
+        return items
+
+    async def _audit(self, query: Query, board: Board, draft: list[RubricItem], notes: list[str]
+                     ) -> tuple[list[RubricItem], dict[str, Any]]:
+        current, uncovered_note, rounds = draft, "", 0
+        while True:
+            reply = await self._ask(
+                "audit_rubric", query, user_query=query.text, max_criteria=self.config.max_criteria,
+                facts=board.facts_text(), intent=board.intent_text(), uncovered=uncovered_note,
+                draft=json.dumps([{"criterion": i.criterion, "axis": i.axis, "points": i.points,
+                                   "evidence": i.evidence} for i in current], indent=2,
+                                 ensure_ascii=False))
+            items, dropped = coerce_items(reply, "audit_rubric")
+            notes.extend(f"audit: {n}" for n in dropped)
+            cited, _ = enforce_citations(items, board)
+            missing = _uncovered_safety(cited, board)
+            if not missing or rounds >= self.config.refine_rounds or not items:
+                break
+            rounds += 1
+            current = cited
+            uncovered_note = ("\nUNCOVERED (add a criterion for each of these; they must not be "
+                              "merged):\n" + "\n".join(f"[{f.label}] {f.text}" for f in board.facts
+                                                       if f.label in missing))
+        final, report = audit_rules(items or draft, board, max_criteria=self.config.max_criteria)
+        report["refine_rounds"] = rounds
+        return final, report
+
+    def _rubric(self, query: Query, items: list[RubricItem], facts: dict[str, Any], *,
+                method: str) -> Rubric:
+        criteria = []
+        for item in items:
+            chunk_ids = [cid for label in item.evidence if label in facts
+                         for cid in facts[label].chunks]
+            # a cited fact no retrieved chunk carries is still cited, as traced to the evidence
+            # block only; intent items are cited as such
+            other_refs = [f"intent:{label}" if facts[label].kind in ("question", "tone")
+                          else f"fact:{label}" for label in item.evidence
+                          if label in facts and not facts[label].chunks]
+            evidence = list(dict.fromkeys(chunk_ids + other_refs))
+            criteria.append(Criterion(
+                text=item.criterion, weight=item.points, axis=item.axis,
+                tags=[f"axis:{item.axis}"], metadata={"facts": item.evidence} if item.evidence
+                else {},
+                provenance=Provenance(source="generated", stage=item.stage, model=self.model,
+                                      evidence=evidence)))
+        criteria = _unique_ids(criteria)
+        if not any(c.weight > 0 for c in criteria):
+            raise AssayError(f"item {query.id!r}: the generated rubric has no positive criterion")
+        return Rubric(id=query.id, criteria=criteria,
+                      metadata={"generated": {"method": method, "model": self.model,
+                                              "query": query.text,
+                                              "kb": self.kb.fingerprint if self.kb else None}})
+
+
+def _uncovered_safety(items: list[RubricItem], board: Board) -> list[str]:
+    cited = {e for i in items for e in i.evidence}
+    return [f.label for f in board.facts if f.kind in ("red_flag", "negative")
+            and f.label not in cited]
+
+
+def _unique_ids(criteria: list[Criterion]) -> list[Criterion]:
+    seen: dict[str, int] = {}
+    out = []
+    for c in criteria:
+        n = seen.get(c.id, 0)
+        seen[c.id] = n + 1
+        out.append(c if n == 0 else c.model_copy(update={"id": f"{c.id}-{n + 1}"}))
+    return out

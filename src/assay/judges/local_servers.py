@@ -1,0 +1,66 @@
+"""Local model servers' own structured-output options (vLLM, llama.cpp's server, Ollama).
+
+Every one of them speaks OpenAI chat completions, and ``structured = "auto"`` (the default:
+``response_format`` json_schema, then json_object, then a prompt) works with all three. Each
+server also has an option of its own for schema-constrained decoding, chosen with
+``structured = "native"`` (or by name) in a ``[judges.NAME]`` table:
+
+==============  ======================  ======================================================
+server          ``structured``          what the request body carries
+==============  ======================  ======================================================
+vLLM >= 0.10    ``structured_outputs``  ``"structured_outputs": {"json": SCHEMA}``
+vLLM < 0.12     ``guided_json``         ``"guided_json": SCHEMA`` (removed in vLLM 0.12)
+llama.cpp       ``json_object_schema``  ``"response_format": {"type": "json_object",
+                                        "schema": SCHEMA}`` (grammar-constrained sampling)
+Ollama          ``json_schema``         ``"response_format": {"type": "json_schema", ...}``;
+                                        Ollama's OpenAI endpoint turns it into its ``format``
+==============  ======================  ======================================================
+
+A server that rejects the option (HTTP 400 naming it) is asked again in JSON mode, then with
+the schema in the prompt, as for ``auto``.
+
+Example:
+    >>> server_schema_fields("structured_outputs", {"type": "object"})
+    {'structured_outputs': {'json': {'type': 'object'}}}
+    >>> mode_chain("guided_json")
+    ('guided_json', 'json_mode', 'prompt')
+    >>> NATIVE["llamacpp"]
+    'json_object_schema'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SERVER_MODES = ("structured_outputs", "guided_json", "json_object_schema")
+
+# The preset's own option for ``structured = "native"`` (by provider name of the spec).
+NATIVE: dict[str, str] = {
+    "vllm": "structured_outputs",
+    "llamacpp": "json_object_schema",
+    "llama.cpp": "json_object_schema",
+    "ollama": "json_schema",
+}
+
+
+def server_schema_fields(mode: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The request-body fields that ask a local server for ``schema``-constrained output."""
+    if mode == "structured_outputs":
+        return {"structured_outputs": {"json": schema}}
+    if mode == "guided_json":
+        return {"guided_json": schema}
+    if mode == "json_object_schema":
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    raise ValueError(f"not a local server's structured mode: {mode!r}")
+
+
+def mode_chain(mode: str) -> tuple[str, ...]:
+    """The formats to try in turn, starting with the server's own."""
+    return (mode, "json_mode", "prompt")
+
+
+def resolve_native(provider: str, structured: str) -> str:
+    """``native`` as the provider's own option; any other value as it is."""
+    if structured != "native":
+        return structured
+    return NATIVE.get(provider, "json_schema")
