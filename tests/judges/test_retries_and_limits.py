@@ -178,7 +178,7 @@ async def test_the_concurrency_grows_back_after_successes(serve):
         assert judge.limiter.width == 4
 
 
-async def test_the_fitted_timeout_doubles_when_timeouts_outnumber_replies(serve):
+async def test_the_fitted_timeout_doubles_when_timeouts_are_half_the_recent_outcomes(serve):
     # an endpoint that slows down for real (here: every request after the first 32 hangs 1.5 s)
     server = await serve(faults=Faults(script=[None] * 32 + ["timeout"] * 4, hang_s=1.5),
                          latency=0.005)
