@@ -38,9 +38,9 @@ async def serve_app():
 
 
 async def post(url, data, **kwargs):
-    async with aiohttp.ClientSession() as session:
-        async with session.post(url, data=data, allow_redirects=False, **kwargs) as response:
-            return response.status, await response.text()
+    async with aiohttp.ClientSession() as session, \
+            session.post(url, data=data, allow_redirects=False, **kwargs) as response:
+        return response.status, await response.text()
 
 
 async def get(url, **kwargs):

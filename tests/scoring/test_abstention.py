@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assay.rubric import Criterion
-from assay.scoring import Abstention, AbstainStrategy, criterion_value, score_rubric
+from assay.scoring import AbstainStrategy, Abstention, criterion_value, score_rubric
 from assay.verdict import Verdict
 
 POS = Criterion(id="pos", text="Gives the dose.", weight=6)

@@ -32,12 +32,12 @@ async def chat(server, content, schema=None, headers=None, raw=False):
     body = {"model": "m", "messages": [{"role": "user", "content": content}]}
     if schema is not None:
         body["response_format"] = {"type": "json_schema", "json_schema": {"name": "v", "schema": schema}}
-    async with aiohttp.ClientSession() as session:
-        async with session.post(server.base_url + "/chat/completions", json=body,
-                                headers=headers or {}) as response:
-            if raw:
-                return response.status, dict(response.headers), await response.text()
-            payload = await response.json()
+    async with aiohttp.ClientSession() as session, \
+            session.post(server.base_url + "/chat/completions", json=body,
+                         headers=headers or {}) as response:
+        if raw:
+            return response.status, dict(response.headers), await response.text()
+        payload = await response.json()
     return json.loads(payload["choices"][0]["message"]["content"])
 
 
@@ -138,9 +138,9 @@ async def test_the_anthropic_messages_endpoint_answers_with_a_tool_call(serve):
             "messages": [{"role": "user", "content": assay_prompt()}],
             "tools": [{"name": "verdict", "input_schema": SINGLE}],
             "tool_choice": {"type": "tool", "name": "verdict"}}
-    async with aiohttp.ClientSession() as session:
-        async with session.post(server.base_url + "/messages", json=body) as response:
-            payload = await response.json()
+    async with aiohttp.ClientSession() as session, \
+            session.post(server.base_url + "/messages", json=body) as response:
+        payload = await response.json()
     block = payload["content"][0]
     assert block["type"] == "tool_use" and block["input"]["verdict"] == "MET"
     assert payload["stop_reason"] == "tool_use" and payload["usage"]["input_tokens"] > 0
@@ -148,9 +148,9 @@ async def test_the_anthropic_messages_endpoint_answers_with_a_tool_call(serve):
 
 async def test_the_models_endpoint_answers_for_preflight_checks(serve):
     server = await serve()
-    async with aiohttp.ClientSession() as session:
-        async with session.get(server.base_url + "/models") as response:
-            assert response.status == 200
+    async with aiohttp.ClientSession() as session, \
+            session.get(server.base_url + "/models") as response:
+        assert response.status == 200
 
 
 def test_the_healthbench_template_yields_the_rubric_item_and_last_assistant_turn():

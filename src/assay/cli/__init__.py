@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from assay.cli.app import app
+from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, show
 
 # Importing a command module registers its commands; keep these imports light.
 from assay.cli import files as _files  # noqa: F401  validate, convert, schema
-from assay.cli import score as _score  # noqa: F401  score
-from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
+from assay.cli import generate as _generate  # noqa: F401  kb build|search, generate
 from assay.cli import grade as _grade  # noqa: F401  grade
-from assay.cli import metrics as _metrics  # noqa: F401  agreement, compare
+from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
 from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, coverage
-from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, show
-from assay.cli import serve as _serve  # noqa: F401  serve
-from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, refine, rubric stats
+from assay.cli import metrics as _metrics  # noqa: F401  agreement, compare
+from assay.cli import rag as _rag  # noqa: F401  rag grade|train|score|report
 from assay.cli import report as _report  # noqa: F401  report
 from assay.cli import review as _review  # noqa: F401  review
 from assay.cli import route as _route  # noqa: F401  route run, route eval
+from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, refine, rubric stats
+from assay.cli import score as _score  # noqa: F401  score
+from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
-from assay.cli import rag as _rag  # noqa: F401  rag grade|train|score|report
-from assay.cli import generate as _generate  # noqa: F401  kb build|search, generate
+from assay.cli.app import app
 
 
 def main() -> None:

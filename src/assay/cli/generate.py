@@ -101,6 +101,11 @@ def generate(
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count calls, tokens, dollars; call nothing."),
+    executor: str = typer.Option("local", "--executor", help="local | ray: stage calls on Ray "
+                                 "workers, the job store here."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Ray workers (default 2)."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster "
+                                           "(default: a local instance)."),
 ) -> None:
     """Generate an evidence-grounded rubric per query (seed 000); the output feeds assay grade."""
     from assay.cli.generate_command import run_generate

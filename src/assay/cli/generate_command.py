@@ -40,6 +40,7 @@ def _generate(args: dict[str, Any]):
         search=args["search"], method=args["method"], out=args["out"], job_dir=args["job_dir"],
         templates=args["templates"], budget=args["budget"], concurrency=args["concurrency"],
         cache=args["cache"], config_file=args["config"], progress=not args["quiet"],
+        executor=args["executor"], workers=args["workers"], ray_address=args["ray_address"],
         **_settings(args)))
 
 

@@ -181,9 +181,9 @@ def coverage(
 
 
 def _pairs(pairs, good, degraded, rubric, formula, abstain):
+    from assay.cli.output import abstention_option
     from assay.metrics.pairs import pairs_from_verdicts, read_pair_calls
     from assay.metrics.sources import read_source, read_verdicts
-    from assay.cli.output import abstention_option
 
     if pairs is not None:
         return read_pair_calls(pairs)

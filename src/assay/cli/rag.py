@@ -1,7 +1,6 @@
 """``assay rag grade | train | score | report``: ASTRID's RAG clinical QA metrics (seed 002).
 
 Heavy imports happen inside the commands."""
-# ruff: noqa: B008  (typer declares its options as argument defaults)
 
 from __future__ import annotations
 

@@ -36,5 +36,11 @@ def review(
         application = make_app(run, reviewer=reviewer, token=token)
     except (AssayError, OSError) as exc:
         fail(exc)
+    if port == 0:  # pick the free port here, so the address printed is the real one
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind((host, 0))
+            port = probe.getsockname()[1]
     typer.echo(f"reviewing {run} at http://{host}:{port}/ (Ctrl-C to stop)", err=True)
     web.run_app(application, host=host, port=port, print=None, access_log=None)

@@ -90,6 +90,9 @@ async def agenerate(
     cache: str | Path | None = None,
     config_file: str | Path | None = None,
     progress: bool = False,
+    executor: str = "local",
+    workers: int | None = None,
+    ray_address: str | None = None,
     **settings: Any,
 ) -> GenerateResult:
     """Generate a rubric per query; see the module docstring.
@@ -100,7 +103,9 @@ async def agenerate(
     ``search``: ``"tavily"`` (key from ``TAVILY_API_KEY``) or a :class:`WebSearch`.
     ``method``: ``pipeline`` (seed 000), ``one-step`` (one call, query only) or ``generic``
     (Table 8, no call). ``settings``: any :class:`GenerateConfig` field (``top_k``,
-    ``max_criteria``, ``refine_rounds``, ``rerank``, ...).
+    ``max_criteria``, ``refine_rounds``, ``rerank``, ...). ``executor="ray"`` sends the stage
+    calls to ``workers`` Ray actors (on ``ray_address`` or a local instance) while this
+    process keeps the job store, as ``assay grade --executor ray`` does.
     """
     import time
 
@@ -128,6 +133,8 @@ async def agenerate(
         return result
     if not model:
         raise ConfigError("give the model that writes the rubric: --model SPEC")
+    if executor not in ("local", "ray"):
+        raise ConfigError(f"--executor {executor!r}: unknown (local or ray)")
     search_name = getattr(web, "name", None) if web is not None else None
     job = JobDir.open(_job_dir(job_dir, out), kind="generate", config=job_config(
         config, model=model, fast_model=fast_model, kb=base, search=search_name,
@@ -143,20 +150,30 @@ async def agenerate(
     if fast_model:
         judges.append(_judge(fast_model, config_file=config_file, cache=response_cache,
                              budget=spend, concurrency=concurrency))
+    pool = None
     try:
         await check_judges(judges)
+        if executor == "ray":  # workers that cannot start fail here, before any stage call
+            from assay.distributed import WorkerPool
+
+            pool = WorkerPool.start([j.config for j in judges], workers=workers or 2,
+                                    address=ray_address,
+                                    cache_path=str(cache) if cache is not None else None)
     except BaseException:
         job.close()
         for judge in judges:
             await judge.aclose()
         raise
     try:
-        callers = [StageCaller(j, job.store) for j in judges]
+        callers = [StageCaller(j, job.store, via=pool.judge(j.config, spend) if pool else None)
+                   for j in judges]
         generator = Generator(callers[0], kb=base, web=web, config=config,
                               templates=stage_templates, fast=callers[-1], store=job.store)
         batch = await run_batch(items, generator, store=job.store, item_id=lambda q: q.id,
                                 label=f"generate ({method})", quiet=not progress)
     finally:
+        if pool is not None:
+            await pool.aclose()
         for judge in judges:
             await judge.aclose()
         if response_cache is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from assay.errors import AssayError
 from assay.jobs.store import CallStore, CallTotals
@@ -91,7 +91,7 @@ async def run_batch(
 
 
 class _Quiet:
-    def __enter__(self) -> _Quiet:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -115,7 +115,7 @@ class _Bar(_Quiet):
                                   TimeElapsedColumn(), transient=False)
         self._task = self._progress.add_task(label, total=total)
 
-    def __enter__(self) -> _Bar:
+    def __enter__(self) -> Self:
         self._progress.start()
         return self
 

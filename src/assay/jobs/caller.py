@@ -47,11 +47,17 @@ class StageError(AssayError):
 
 
 class StageCaller:
-    """Traced, resumable stage calls to one judge. ``model`` names it in provenance records."""
+    """Traced, resumable stage calls to one judge. ``model`` names it in provenance records.
 
-    def __init__(self, judge: Judge, store: CallStore):
+    ``via`` sends the calls elsewhere while ``judge`` still keys and names them: e.g. a
+    :class:`~assay.distributed.RemoteJudge` of Ray workers (``--executor ray``), so a job's
+    traces and resume are the same whichever executor made the calls.
+    """
+
+    def __init__(self, judge: Judge, store: CallStore, *, via: Any = None):
         self.judge = judge
         self.store = store
+        self._send = via if via is not None else judge
 
     @property
     def model(self) -> str:
@@ -79,7 +85,7 @@ class StageCaller:
         stored = self.store.call(key)
         if stored is not None and stored.ok:
             return stored.data  # type: ignore[return-value]
-        reply = await self.judge.ask(request)
+        reply = await self._send.ask(request)
         failure = None if reply.ok else str(reply.failure or "no reply")
         self.store.put_call(StageCall(
             key=key, stage=stage, item_id=item_id, judge=self.judge.id, model=self.judge.model,

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import orjson
 
@@ -105,7 +105,7 @@ class CallStore:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> CallStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

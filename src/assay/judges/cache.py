@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import orjson
 
@@ -233,7 +233,7 @@ class ResponseCache:
     def _files(self) -> list[Path]:
         return [self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")]
 
-    def __enter__(self) -> ResponseCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -78,7 +78,7 @@ class Pricing:
             if name in self.prices:
                 return self.prices[name]
             best = max(
-                (k for k in self.prices if name.startswith(k + "-") or name.startswith(k + "@")),
+                (k for k in self.prices if name.startswith((k + "-", k + "@"))),
                 key=len,
                 default=None,
             )

@@ -143,7 +143,7 @@ class RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # a bad format string should still not leak anything
+        except Exception:  # noqa: BLE001  a bad format string must still not leak anything
             message = str(record.msg)
         record.msg = redact(message)
         record.args = None

@@ -156,9 +156,8 @@ def _validate(value: Any, schema: dict[str, Any], path: str, root: dict[str, Any
     if "const" in schema and value != schema["const"]:
         return f"{path}: expected {schema['const']!r}"
     for key in ("anyOf", "oneOf"):
-        if key in schema:
-            if not any(not _validate(value, sub, path, root) for sub in schema[key]):
-                return f"{path}: matches none of the allowed shapes"
+        if key in schema and all(_validate(value, sub, path, root) for sub in schema[key]):
+            return f"{path}: matches none of the allowed shapes"
     if isinstance(value, dict):
         for name in schema.get("required", ()):
             if name not in value:
@@ -208,7 +207,7 @@ def _is_type(value: Any, name: str) -> bool:
 
 
 def _type_name(value: Any) -> str:
-    for name, types in _TYPES.items():
+    for name in _TYPES:
         if _is_type(value, name):
             return name
     return type(value).__name__

@@ -24,6 +24,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from assay.errors import ConfigError, InputError, Issue
 from assay.verdict import Verdict
@@ -85,7 +86,7 @@ class RunLabels:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> RunLabels:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
