@@ -71,9 +71,8 @@ async def bare_client(base_url: str, n: int, c: int) -> int:
             body = {"model": "fake", "messages": [{"role": "user", "content": prompt(i)}],
                     "response_format": {"type": "json_schema",
                                         "json_schema": {"name": "verdict", "schema": SCHEMA}}}
-            async with semaphore:
-                async with session.post(url, data=orjson.dumps(body)) as response:
-                    payload = orjson.loads(await response.read())
+            async with semaphore, session.post(url, data=orjson.dumps(body)) as response:
+                payload = orjson.loads(await response.read())
             data = orjson.loads(payload["choices"][0]["message"]["content"])
             ok += data.get("verdict") == "MET"
 

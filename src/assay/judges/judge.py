@@ -20,7 +20,7 @@ import asyncio
 import random
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Self
 
 import orjson
 
@@ -102,7 +102,7 @@ class Judge:
         """The strongest reply format this endpoint has accepted so far."""
         return self._modes[0]
 
-    async def __aenter__(self) -> Judge:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

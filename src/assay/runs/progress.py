@@ -7,7 +7,7 @@ breakdown by axis and by theme, cost, tokens and errors.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from assay.runs.results import RunScores
 from assay.runs.store import Totals
@@ -37,7 +37,7 @@ class RichProgress:
         self._task = self._progress.add_task("grading", total=total_items, calls=0, hits=0,
                                              errors=0, cost=0.0)
 
-    def __enter__(self) -> RichProgress:
+    def __enter__(self) -> Self:
         self._progress.start()
         return self
 
@@ -64,7 +64,7 @@ class RichProgress:
 
 
 class QuietProgress:
-    def __enter__(self) -> QuietProgress:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

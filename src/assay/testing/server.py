@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import orjson
 from aiohttp import web
@@ -152,7 +152,7 @@ class FakeJudgeServer:
             self._log_file.close()
             self._log_file = None
 
-    async def __aenter__(self) -> FakeJudgeServer:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:
@@ -171,7 +171,7 @@ class FakeJudgeServer:
             server._loop = loop
             try:
                 loop.run_until_complete(server.start())
-            except BaseException as exc:  # reported to the caller below
+            except BaseException as exc:  # noqa: BLE001  re-raised in the caller's thread below
                 errors.append(exc)
                 started.set()
                 return
@@ -195,7 +195,7 @@ class FakeJudgeServer:
             self._thread.join(timeout=10)
             self._thread = None
 
-    def __enter__(self) -> FakeJudgeServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
