@@ -46,3 +46,18 @@ def test_item_scores_come_from_the_scoring_core():
                 for c, v in [("x", "MET"), ("y", "MET"), ("z", "UNMET")]]
     expected = score_rubric(criteria, {v.criterion_id: v for v in verdicts}).score
     assert item_scores({"q": criteria}, verdicts) == {"q": expected}
+
+
+def test_item_scores_refuse_two_verdicts_on_one_criterion_like_every_scorer():
+    import pytest
+
+    from assay.errors import InputError
+    from assay.metrics.scores import item_scores
+    from assay.rubric import Criterion
+    from assay.verdict import Verdict
+
+    criteria = {"q1": [Criterion(id="c", text="Says c.")]}
+    twice = [Verdict(item_id="q1", criterion_id="c", verdict="MET"),
+             Verdict(item_id="q1", criterion_id="c", verdict="UNMET")]
+    with pytest.raises(InputError, match="more than one verdict for this criterion"):
+        item_scores(criteria, twice)

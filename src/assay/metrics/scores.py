@@ -100,18 +100,18 @@ def item_scores(
     """Each item's score by the scoring core (``assay.scoring.score_rubric``).
 
     Items without a rubric in ``criteria_by_item`` are skipped. ``abstention`` is an
-    ``assay.scoring.Abstention`` (default: the core's default).
+    ``assay.scoring.Abstention`` (default: the core's default). Verdicts are grouped by the
+    same rule as every other scorer (:func:`assay.score_table.group_by_item`): two verdicts on
+    one criterion of one item are an error, never "the last one wins".
     """
+    from assay.score_table import group_by_item
     from assay.scoring import Abstention, score_rubric
 
     abstention = abstention if abstention is not None else Abstention()
-    by_item: dict[str, dict[str, Verdict]] = defaultdict(dict)
-    for v in verdicts:
-        by_item[v.item_id][v.criterion_id] = v
     scores: dict[str, float | None] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for item_id, mine in by_item.items():
+        for item_id, mine in group_by_item(verdicts).items():
             criteria = criteria_by_item.get(item_id)
             if criteria:
                 scores[item_id] = score_rubric(

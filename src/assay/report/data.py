@@ -85,6 +85,9 @@ class RunReport:
     items: list[ItemRow]
     judges: list[str]
     verdicts: list[Verdict]
+    """Every judge's vote (per-judge agreement uses these)."""
+    finals: list[Verdict]
+    """The aggregated verdict of each item × criterion (scores and comparisons use these)."""
     rubrics: dict[str, Rubric]
     labels: list[Verdict]
     agreement: AgreementSummary | None
@@ -105,7 +108,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         human = _human_labels(path, labels)
         human_by_key = _group(human)
         item_scores = scores.scores
-        items, verdicts, rubrics = [], [], {}
+        items, verdicts, final_verdicts, rubrics = [], [], [], {}
         judges: set[str] = set()
         for number, (item, rubric, finals) in enumerate(iter_final_verdicts(store, scoring)):
             rubrics[item.id] = rubric
@@ -119,6 +122,8 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
                     judges.add(verdict.judge)
                     votes.append(Vote(verdict.judge, _label(verdict), verdict.explanation))
                 final = aggregated.verdict
+                if final is not None:
+                    final_verdicts.append(final)
                 rows.append(CriterionRow(
                     criterion.id, criterion.text, criterion.weight, criterion.axis,
                     _label(final) if final is not None else None, votes,
@@ -132,7 +137,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         store.close()
     agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
-                     verdicts, rubrics, human, agreement)
+                     verdicts, final_verdicts, rubrics, human, agreement)
 
 
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:
@@ -145,8 +150,8 @@ def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonRepo
         raise InputError(Issue(str(b.path), None, None,
                                f"no item in common with {a.path}: nothing to compare"))
     rubrics = Rubrics(per_item={i: a.rubrics[i] for i in common})
-    return comparison([v for v in a.verdicts if v.item_id in common],
-                      [v for v in b.verdicts if v.item_id in common], rubrics,
+    return comparison([v for v in a.finals if v.item_id in common],
+                      [v for v in b.finals if v.item_id in common], rubrics,
                       labels=a.labels or None, formula=a.scores.scoring.formula,
                       abstention=a.scores.scoring.abstention, seed=seed,
                       n_permutations=999)
