@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
