@@ -79,9 +79,19 @@ def test_redaction_catches_unregistered_bearer_tokens():
 
 
 def test_log_records_with_arguments_are_redacted(key, caplog):
-    from assay.judges.secrets import get_logger
+    from assay.logs import get_logger
 
     Secret(key)
     caplog.set_level(logging.DEBUG)
     get_logger("assay.judges").warning("the key was %s", key)
     assert KEY not in caplog.records[-1].getMessage()
+
+
+def test_the_logging_module_imports_first_without_a_cycle():
+    import subprocess
+    import sys
+
+    for first in ("assay.logs", "assay.runs.engine", "assay.distributed.pool"):
+        done = subprocess.run([sys.executable, "-c", f"import {first}"], capture_output=True,
+                              text=True, check=False)
+        assert done.returncode == 0, done.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assay.cli import agreement as _agreement  # noqa: F401  agreement, compare
 from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, show
 
 # Importing a command module registers its commands; keep these imports light.
@@ -10,7 +11,6 @@ from assay.cli import generate as _generate  # noqa: F401  kb build|search, gene
 from assay.cli import grade as _grade  # noqa: F401  grade
 from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
 from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, coverage
-from assay.cli import metrics as _metrics  # noqa: F401  agreement, compare
 from assay.cli import rag as _rag  # noqa: F401  rag grade|train|score|report
 from assay.cli import report as _report  # noqa: F401  report
 from assay.cli import review as _review  # noqa: F401  review

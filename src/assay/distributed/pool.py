@@ -34,8 +34,9 @@ from pydantic import SecretStr
 from assay.distributed.ray_env import ensure_ray
 from assay.distributed.worker import JudgeWorker, reply_from_wire, request_to_wire
 from assay.errors import ConfigError
-from assay.judges.secrets import get_logger, redact
+from assay.judges.secrets import redact
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest
+from assay.logs import get_logger
 
 log = get_logger("assay.distributed")
 SHARD_SIZE = 32  # calls per message to a worker: enough to amortise Ray's per-task cost

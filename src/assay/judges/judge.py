@@ -34,10 +34,11 @@ from assay.judges.local_servers import SERVER_MODES, mode_chain
 from assay.judges.openai_compat import OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
-from assay.judges.secrets import get_logger, redact, redact_data
+from assay.judges.secrets import redact, redact_data
 from assay.judges.structured import parse_reply, reask_messages
 from assay.judges.transport import HttpResult, Transport
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
+from assay.logs import get_logger
 
 log = get_logger("assay.judges")
 _BODY_EXCERPT = 300

@@ -148,11 +148,3 @@ class RedactingFilter(logging.Filter):
         record.msg = redact(message)
         record.args = None
         return True
-
-
-def get_logger(name: str) -> logging.Logger:
-    """A logger under ``assay.judges`` with the redacting filter attached once."""
-    logger = logging.getLogger(name)
-    if not any(isinstance(f, RedactingFilter) for f in logger.filters):
-        logger.addFilter(RedactingFilter())
-    return logger
