@@ -167,7 +167,7 @@ def sources_of(source: ItemSource, options: RunOptions, judge_configs: list[Any]
     """Where to find the inputs again on ``--resume RUN`` (paths; not part of the hash)."""
     return {
         "items": str(Path(source.path).resolve()) if source.path else None,
-        "responses_path": getattr(source, "responses_path", None),
+        "responses_path": source.responses_path,
         "ideal": source.ideal,
         "rubric_path": str(Path(options.rubric_path).resolve()) if options.rubric_path else None,
         "rubric": options.rubric.model_dump(mode="json") if options.rubric is not None else None,

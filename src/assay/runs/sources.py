@@ -69,6 +69,8 @@ class ItemSource:
     path: Path | None = None
     items: list[Item] | None = None
     responses: dict[str, str] | None = None
+    responses_path: str | None = None
+    """Where ``responses`` came from (stored with the run so ``--resume`` can re-read them)."""
     ideal: bool = False
     issues: list[Issue] = field(default_factory=list)
     skipped_without_response: int = 0
