@@ -103,3 +103,31 @@ async def test_the_python_api_routes_grades_and_returns_the_routings(serve, tmp_
     assert result.summary["routing_calls"] == 1 and result.summary["grading_calls_made"] == 4
     assert result.report.scores.overall == pytest.approx(1 / 3)
     assert result.report.scores.scoring.formula == "pass-rate"
+
+
+def test_routing_calls_use_the_runs_response_cache(tmp_path):
+    cache = str(tmp_path / "cache.sqlite")
+    with FakeJudgeServer.run_in_thread(stages=STAGES) as server:
+        grade(server, tmp_path, "--taxonomy", "starter", "--router", "tree", "--cache", cache,
+              name="first")
+        seen = len(server.requests)
+        grade(server, tmp_path, "--taxonomy", "starter", "--router", "tree", "--cache", cache,
+              name="second")  # a new run directory: only the cache can spare the calls
+        assert len(server.requests) == seen  # neither routing nor grading asked again
+
+
+def test_routing_spends_the_runs_budget_before_grading_does(tmp_path):
+    with FakeJudgeServer.run_in_thread(stages=STAGES, usage={"prompt_tokens": 1000,
+                                                             "completion_tokens": 0}) as server:
+        config = tmp_path / "assay.toml"  # $1 per call: 1,000 prompt tokens at $1,000 per million
+        config.write_text(f'[judges.priced]\nspec = "openai-compatible:fake@{server.base_url}"\n'
+                          'price = { input = 1000.0, output = 0.0 }\n'
+                          'limits = { max_in_flight = 1 }\n')
+        out = CliRunner().invoke(app, [
+            "grade", str(ITEMS), "--judge", "priced", "--config", str(config), "--template",
+            "auditor", "--run-dir", str(tmp_path / "run"), "--quiet", "--taxonomy", "starter",
+            "--router", "tree", "--budget", "18"])
+        stages = [r.get("stage") for r in server.requests]
+    assert out.exit_code == 3, out.output  # a budget stop
+    assert stages.count("route_tree") == 16  # routing spent $16 of the $18 ...
+    assert 1 <= stages.count("auditor") <= 3  # ... so grading had about $2 left, not $18

@@ -101,15 +101,19 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
                 Selection(id=e.id, reason="every leaf") for e in catalogue.entries])
         routed, issues = attach_rubrics(items, taxonomy, batch)
         return routed, batch, issues, None
-    caller = judge = None
+    caller = judge = cache = budget = None
     if router != "embedding":
         from assay.jobs import StageCaller
-        from assay.judges import make_judge
+        from assay.judges import Budget, make_judge
+        from assay.judges.cache import ResponseCache
         from assay.judges.specs import config_from
 
         spec = router_judge or options.judges[0]
         config = config_from(spec, options.judge_config_file) if isinstance(spec, str) else spec
-        judge = make_judge(config)
+        # Routing shares the run's response cache and budget: what it spends, grading cannot.
+        cache = ResponseCache(options.cache_path) if options.cache_path else None
+        budget = Budget(options.budget_usd) if options.budget_usd is not None else None
+        judge = make_judge(config, cache=cache, budget=budget)
         caller = StageCaller(judge, None)  # its store is the routing job's (route_for_grading)
     try:
         router_obj = make_router(router, catalogue, caller=caller, threshold=threshold)
@@ -118,4 +122,8 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
     finally:
         if judge is not None:
             await judge.aclose()
+        if cache is not None:
+            cache.close()
+    if budget is not None:
+        options.budget_usd = max(0.0, options.budget_usd - judge.total_cost_usd)
     return routed, batch, issues, router_obj
