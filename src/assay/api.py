@@ -182,7 +182,7 @@ async def agrade(
         source.ideal = ideal
         options = RunOptions(
             judges=list(judges), weights=weights, mode=mode,
-            templates=_templates(template, healthbench, mode),
+            templates=templates_for(template, healthbench, mode),
             shuffle=shuffle, seed=seed,
             few_shot=FewShot(n=few_shot) if isinstance(few_shot, int) else few_shot,
             few_shot_items=_str(few_shot_items), few_shot_labels=_str(few_shot_labels),
@@ -218,7 +218,7 @@ def _source(items: Any):
     return ItemSource(items=[i if isinstance(i, Item) else Item.model_validate(i) for i in items])
 
 
-def _templates(template: Any, healthbench: bool, mode: str) -> dict[str, str]:
+def templates_for(template: Any, healthbench: bool, mode: str) -> dict[str, str]:
     """A template argument as slots: one file serves binary criteria (or per-item calls)."""
     if template is None:
         return {"all": "healthbench"} if healthbench else {}

@@ -27,7 +27,7 @@ def run_grade(**args: Any) -> None:
 
 
 def _options(args: dict[str, Any]):
-    from assay.api import _templates
+    from assay.api import templates_for
     from assay.grading.fewshot import FewShot
     from assay.runs.runner import RunOptions
 
@@ -39,7 +39,7 @@ def _options(args: dict[str, Any]):
             slot, file = value.split("=", 1)
             templates[slot.strip()] = str(Path(file).resolve())
         else:
-            templates.update(_templates(value, args["healthbench"], args["mode"]))
+            templates.update(templates_for(value, args["healthbench"], args["mode"]))
     if args["healthbench"] and not templates:
         templates = {"all": "healthbench"}
     few = None
@@ -141,14 +141,9 @@ def _check_outputs(args: dict[str, Any]) -> None:
 def _dry_run(source, options) -> None:
     from rich.table import Table
 
-    from assay.grading.grader import Grader
-    from assay.runs.dryrun import estimate
-    from assay.runs.runner import _grading_config, _judge_configs, _pools
+    from assay.runs.dryrun import estimate_run
 
-    configs = _judge_configs(options)
-    pools, _ = _pools(options)
-    grader = Grader(_grading_config(options), example_pools=pools)
-    n_items, estimates = estimate(iter(source), grader, configs, options.rubric)
+    n_items, estimates = estimate_run(source, options)
     table = Table(title=f"dry run: {n_items} items (no call made)")
     for col in ("judge", "calls", "prompt tokens", "completion tokens (est.)", "USD (est.)"):
         table.add_column(col, justify="left" if col == "judge" else "right")

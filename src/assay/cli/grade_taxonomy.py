@@ -17,7 +17,7 @@ from assay.errors import InputError, Issue
 def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     from assay.routing.run import ROUTERS, route_and_grade
     from assay.rubric.io import read_taxonomy
-    from assay.runs.runner import _new_run_dir
+    from assay.runs.runner import new_run_dir
 
     if args["router"] not in ROUTERS:
         raise InputError(Issue(None, None, "--router", f"unknown router {args['router']!r}; "
@@ -37,7 +37,7 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     options = options_of(args)
     source = source_of(args)
     items = list(source)
-    run_dir = Path(args["resume"] or options.run_dir or _new_run_dir(options))
+    run_dir = Path(args["resume"] or options.run_dir or new_run_dir(options))
     result = route_and_grade(
         items, taxonomy, options, run_dir, router=args["router"],
         router_judge=args["router_judge"], threshold=args["router_threshold"],

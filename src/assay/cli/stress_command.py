@@ -63,7 +63,7 @@ def _conditions(values: list[str]) -> dict[str, Path]:
 def _stress(args: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from assay.api import _templates
+    from assay.api import templates_for
     from assay.metrics import stress_test
     from assay.routing.data import resolve_taxonomy
     from assay.routing.run import route_and_grade
@@ -82,7 +82,7 @@ def _stress(args: dict[str, Any]) -> None:
         responses = read_responses(file)
         items = [i.model_copy(update={"response": responses[i.id]})
                  for i in clean_items if i.id in responses]
-        options = RunOptions(judges=list(args["judge"]), templates=_templates(
+        options = RunOptions(judges=list(args["judge"]), templates=templates_for(
             args["template"], False, "per-criterion"), seed=args["seed"], formula="pass-rate",
             quiet=args["quiet"], judge_config_file=str(args["config"]) if args["config"] else None)
         run_dir = root / name

@@ -24,6 +24,16 @@ class JudgeEstimate:
     cost: CostEstimate
 
 
+def estimate_run(source: Any, options: Any) -> tuple[int, list[JudgeEstimate]]:
+    """A dry run of ``options`` (a :class:`~assay.runs.runner.RunOptions`) over ``source``:
+    the same prompts a run would send, counted, with no call."""
+    from assay.runs.runner import _grading_config, _judge_configs, _pools
+
+    pools, _ = _pools(options)
+    grader = Grader(_grading_config(options), example_pools=pools)
+    return estimate(iter(source), grader, _judge_configs(options), options.rubric)
+
+
 def estimate(items: Any, grader: Grader, judge_configs: list[Any], rubric: Rubric | None,
              reply_tokens: int = REPLY_TOKENS) -> tuple[int, list[JudgeEstimate]]:
     """(items planned, one estimate per judge)."""

@@ -240,7 +240,8 @@ def _restored_judge(settings: dict[str, Any], config_file: str | None, run: str 
     return config
 
 
-def _new_run_dir(options: RunOptions) -> Path:
+def new_run_dir(options: RunOptions) -> Path:
+    """The run directory a new run of ``options`` uses (``runs/STAMP-ID`` by default)."""
     if options.run_dir:
         return Path(options.run_dir)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -305,7 +306,7 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
 
             pool = start_pool(judge_configs, options)
         run_dir = Path(resume).parent if resume is not None and Path(resume).is_file() else (
-            Path(resume) if resume is not None else _new_run_dir(options))
+            Path(resume) if resume is not None else new_run_dir(options))
         lock = RunLock(run_dir).acquire()
         if resume is not None:
             store = RunStore.open(run_dir)
