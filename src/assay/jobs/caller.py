@@ -34,7 +34,7 @@ import orjson
 from assay.errors import AssayError
 from assay.jobs.store import CallStore, StageCall
 from assay.judges.judge import Judge
-from assay.judges.secrets import redact
+from assay.judges.secrets import redact_data
 from assay.judges.types import JudgeRequest
 
 
@@ -89,9 +89,8 @@ class StageCaller:
         failure = None if reply.ok else str(reply.failure or "no reply")
         self.store.put_call(StageCall(
             key=key, stage=stage, item_id=item_id, judge=self.judge.id, model=self.judge.model,
-            messages=[{**m, "content": redact(m["content"])} if isinstance(m.get("content"), str)
-                      else m for m in messages],
-            data=reply.data, raw=redact(reply.raw or ""),
+            messages=redact_data(list(messages)),
+            data=reply.data, raw=reply.raw or "",  # the judge has already scrubbed its reply
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens, cost_usd=reply.cost_usd,
             latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,

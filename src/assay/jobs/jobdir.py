@@ -20,7 +20,6 @@ Example:
 
 from __future__ import annotations
 
-import fcntl
 import json
 import time
 from pathlib import Path
@@ -28,13 +27,15 @@ from typing import Any
 
 from assay.errors import ConfigError
 from assay.jobs.store import CallStore
+from assay.runs.lock import RunLock, RunLocked
 from assay.runs.manifest import config_changes, config_hash, package_versions
 
 
 class JobDir:
     """An open job directory holding its lock; close it with :meth:`finish` or :meth:`close`."""
 
-    def __init__(self, path: Path, kind: str, config: dict[str, Any], store: CallStore, lock: Any):
+    def __init__(self, path: Path, kind: str, config: dict[str, Any], store: CallStore,
+                 lock: RunLock):
         self.path, self.kind, self.config, self.store = path, kind, config, store
         self._lock = lock
         self._started = time.time()
@@ -47,25 +48,17 @@ class JobDir:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"{path}: cannot create the job directory ({exc.strerror})") from None
-        lock = open(path / ".lock", "w")  # noqa: SIM115  held for the job's lifetime
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.close()
+        try:  # the run directories' lock: one writer, released by the OS even after kill -9
+            lock = RunLock(path).acquire()
+        except RunLocked:
             raise ConfigError(f"{path}: another process is running this job") from None
-        manifest = path / "manifest.json"
-        if manifest.exists():
-            old = json.loads(manifest.read_text(encoding="utf-8"))
-            if old.get("kind") != kind:
-                lock.close()
-                raise ConfigError(f"{path}: holds a {old.get('kind')!r} job, not {kind!r}")
-            changes = config_changes(old.get("config"), config)
-            if changes:
-                lock.close()
-                raise ConfigError(f"{path}: this job was made with another config "
-                                  f"({'; '.join(changes)}); use a new directory")
+        try:
+            _check_manifest(path / "manifest.json", kind, config)
+        except ConfigError:
+            lock.release()
+            raise
         job = cls(path, kind, config, CallStore.open(path / "calls.sqlite"), lock)
-        if not manifest.exists():
+        if not (path / "manifest.json").exists():
             job._write_manifest("running")
         return job
 
@@ -77,8 +70,7 @@ class JobDir:
 
     def close(self) -> None:
         self.store.close()
-        if not self._lock.closed:
-            self._lock.close()
+        self._lock.release()
 
     def _write_manifest(self, status: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         totals = self.store.totals()
@@ -99,3 +91,16 @@ class JobDir:
         tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         tmp.replace(target)
         return manifest
+
+
+def _check_manifest(manifest: Path, kind: str, config: dict[str, Any]) -> None:
+    """Refuse to resume a job of another kind or made with another config."""
+    if not manifest.exists():
+        return
+    old = json.loads(manifest.read_text(encoding="utf-8"))
+    if old.get("kind") != kind:
+        raise ConfigError(f"{manifest.parent}: holds a {old.get('kind')!r} job, not {kind!r}")
+    changes = config_changes(old.get("config"), config)
+    if changes:
+        raise ConfigError(f"{manifest.parent}: this job was made with another config "
+                          f"({'; '.join(changes)}); use a new directory")
