@@ -25,7 +25,7 @@ from typing import Any, Self
 
 import orjson
 
-from assay.errors import ConfigError
+from assay.sqlite_files import open_sqlite
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -91,15 +91,7 @@ class CallStore:
     def open(cls, path: str | Path) -> CallStore:
         """Open (creating if needed) the store at ``path``."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"{path}: not a readable Assay call store ({exc}); move it away "
-                              "to start afresh") from None
+        db = open_sqlite(path, _SCHEMA, what="Assay call store")
         return cls(path, db)
 
     def close(self) -> None:

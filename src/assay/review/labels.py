@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from assay.errors import ConfigError, InputError, Issue
+from assay.errors import InputError, Issue
+from assay.sqlite_files import open_sqlite
 from assay.verdict import Verdict
 
 FILE_NAME = "labels.sqlite"
@@ -70,13 +71,7 @@ class RunLabels:
     @classmethod
     def open(cls, run_dir: str | Path) -> RunLabels:
         path = Path(run_dir) / FILE_NAME
-        try:
-            db = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise ConfigError(f"{path}: not a readable label store ({exc}); move it away to "
-                              "start afresh") from None
+        db = open_sqlite(path, _SCHEMA, what="label store")
         return cls(path, db)
 
     @staticmethod
