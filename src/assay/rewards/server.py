@@ -211,28 +211,17 @@ class RewardServer:
                             content_type="text/plain", charset="utf-8")
 
     async def _rewards(self, request: web.Request) -> web.Response:
-        body = await _body(request)
-        try:
-            items = self._items(body)
-        except InputError as exc:
-            return _error(400, str(exc))
-        results = await self._score(items)
+        results = await self._score_request(request, self._items)
         if isinstance(results, web.Response):
             return results
-        self.metrics.items += len(items)
         return _json({"rewards": [r.reward for r in results],
                       "results": [r.to_dict() for r in results]})
 
     async def _openrlhf(self, request: web.Request) -> web.Response:
-        body = await _body(request)
-        try:
-            items = openrlhf_items(self.scorer, body)
-        except InputError as exc:
-            return _error(400, str(exc))
-        results = await self._score(items)
+        results = await self._score_request(request,
+                                            lambda body: openrlhf_items(self.scorer, body))
         if isinstance(results, web.Response):
             return results
-        self.metrics.items += len(items)
         missing = self.config.missing_reward
         rewards = [r.reward if r.reward is not None else missing for r in results]
         return _json({"rewards": rewards, "scores": [min(1.0, max(0.0, r)) for r in rewards],
@@ -253,13 +242,21 @@ class RewardServer:
             return _error(502, str(exc))
         return _json(selection.to_dict())
 
-    async def _score(self, items: list[RewardItem]) -> Any:
+    async def _score_request(self, request: web.Request, read: Any) -> Any:
+        """The request's items (``read(body)``) scored in the next batch, or the error reply:
+        400 for a bad body, 502 when scoring fails."""
+        try:
+            items = read(await _body(request))
+        except InputError as exc:
+            return _error(400, str(exc))
         if not items:
             return []
         try:
-            return await self.batcher.submit(items)
+            results = await self.batcher.submit(items)
         except AssayError as exc:
             return _error(502, str(exc))
+        self.metrics.items += len(items)
+        return results
 
     def _items(self, body: Any) -> list[RewardItem]:
         raw = body.get("items") if isinstance(body, dict) else None
