@@ -104,7 +104,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         raise InputError(Issue(str(path), None, None, str(exc))) from None
     try:
         scoring = Scoring.from_config(store.config())
-        scores = score_run(store, scoring)
+        scores = score_run(store, scoring, group_cis=True)
         human = _human_labels(path, labels)
         human_by_key = _group(human)
         item_scores = scores.scores

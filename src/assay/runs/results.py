@@ -88,8 +88,9 @@ class Stat:
     ci_high: float | None = None
 
 
-def _stat(values: list[float], seed: int) -> Stat:
-    _, low, high = mean_with_ci(values, seed=seed) if len(values) > 1 else (None, None, None)
+def _stat(values: list[float], seed: int, with_ci: bool) -> Stat:
+    wanted = with_ci and len(values) > 1
+    _, low, high = mean_with_ci(values, seed=seed) if wanted else (None, None, None)
     return Stat(sum(values) / len(values), len(values), low, high)
 
 
@@ -165,8 +166,12 @@ def iter_final_verdicts(
         yield item, rubric, finals
 
 
-def score_run(store: RunStore, scoring: Scoring) -> RunScores:
-    """Score every finished item of a run with the scoring core, one item at a time."""
+def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> RunScores:
+    """Score every finished item of a run with the scoring core, one item at a time.
+
+    ``group_cis`` adds a bootstrap CI to each axis and theme mean (the report shows them; a
+    run's own summary does not pay for them). HealthBench's report always carries its own.
+    """
     builder = ScoreTableBuilder(scoring.formula, scoring.abstention, seed=scoring.seed,
                                 length_penalty=scoring.length_penalty,
                                 reward_normalization=scoring.reward_normalization)
@@ -199,8 +204,8 @@ def score_run(store: RunStore, scoring: Scoring) -> RunScores:
         by_theme = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
                     for k, v in report.by_theme.items()}
     else:
-        by_axis = {k: _stat(v, scoring.seed) for k, v in sorted(axis_values.items())}
-        by_theme = {k: _stat(v, scoring.seed) for k, v in sorted(theme_values.items())}
+        by_axis = {k: _stat(v, scoring.seed, group_cis) for k, v in sorted(axis_values.items())}
+        by_theme = {k: _stat(v, scoring.seed, group_cis) for k, v in sorted(theme_values.items())}
     agreement = agreement_sum / agreement_n if agreement_n else None
     return RunScores(scoring, table, by_axis, by_theme, agreement)
 
