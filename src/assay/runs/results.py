@@ -218,30 +218,11 @@ def _by_axis(rubric: Rubric) -> dict[str, list[Criterion]]:
     return {axis: subset for axis, subset in axes.items() if any(c.weight > 0 for c in subset)}
 
 
-def rescore(
-    run: str | Path,
-    *,
-    aggregate: str | None = None,
-    abstention: str | Abstention | None = None,
-    formula: str | None = None,
-    seed: int | None = None,
-    reward_normalization: RewardNormalization | None = None,
-    length_penalty: LengthPenalty | None = None,
-    judge: str | None = None,
-) -> ScoreTable:
-    """Rescore a stored run with other settings; makes no model call.
-
-    ``aggregate`` like ``"majority"`` or ``"any,ordinal=median"``; ``abstention`` like ``"skip"``
-    or ``"partial:0.3"``; ``formula`` one of the scoring core's formulas;
-    ``reward_normalization`` for ``formula="reward"``; ``length_penalty`` applied to the run's
-    stored responses; ``judge`` keeps only that judge's votes (an id the run does not have is an
-    error). Omitted settings keep the run's own; ``seed`` seeds the bootstrap (default: the
-    run's master seed). Returns the scoring core's :class:`~assay.score_table.ScoreTable`;
-    :func:`rescore_run` gives the full :class:`RunScores` with breakdowns.
-    """
-    return rescore_run(run, aggregate=aggregate, abstention=abstention, formula=formula,
-                       seed=seed, reward_normalization=reward_normalization,
-                       length_penalty=length_penalty, judge=judge).table
+def rescore(run: str | Path, **settings: Any) -> ScoreTable:
+    """Rescore a stored run with other settings; makes no model call. Takes the settings of
+    :func:`rescore_run` and returns the scoring core's :class:`~assay.score_table.ScoreTable`
+    (:func:`rescore_run` gives the full :class:`RunScores` with breakdowns)."""
+    return rescore_run(run, **settings).table
 
 
 def rescore_run(
@@ -255,7 +236,15 @@ def rescore_run(
     length_penalty: LengthPenalty | None = None,
     judge: str | None = None,
 ) -> RunScores:
-    """Like :func:`rescore`, returning :class:`RunScores` (axes, themes, agreement)."""
+    """Rescore a stored run with other settings; makes no model call.
+
+    ``aggregate`` like ``"majority"`` or ``"any,ordinal=median"``; ``abstention`` like ``"skip"``
+    or ``"partial:0.3"``; ``formula`` one of the scoring core's formulas;
+    ``reward_normalization`` for ``formula="reward"``; ``length_penalty`` applied to the run's
+    stored responses; ``judge`` keeps only that judge's votes (an id the run does not have is an
+    error). Omitted settings keep the run's own; ``seed`` seeds the bootstrap (default: the
+    run's master seed).
+    """
     store = RunStore.open(run)
     try:
         return score_run(store, run_scoring(
