@@ -137,7 +137,8 @@ class Performance(BaseModel):
     confusion: dict[str, int]
 
 
-def performance(y: Sequence[int], probability: Sequence[float], *, seed: int = 0,
+def performance(y: Sequence[int] | np.ndarray, probability: Sequence[float] | np.ndarray, *,
+                seed: int = 0,
                 threshold: float = 0.5) -> Performance:
     """AUC with a seeded bootstrap CI; accuracy, sensitivity, specificity with Wilson CIs.
 
