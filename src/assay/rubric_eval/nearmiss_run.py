@@ -121,8 +121,10 @@ async def arun_judge(
                     return await judge_pair(caller, pair, rubric, label=name, trials=trials,
                                             swap=swap, totals=totals)
 
-                batch = await run_batch(usable, worker, store=job.store,
-                                        item_id=lambda p, name=name: f"{name}:{p.pair_id}",
+                def item_id(pair: NearMissPair, name: str = name) -> str:
+                    return f"{name}:{pair.pair_id}"
+
+                batch = await run_batch(usable, worker, store=job.store, item_id=item_id,
                                         label=f"judge {name}", quiet=quiet)
                 result.failed.update(batch.failed)
                 _finish_set(job.path, name, batch.results, result, n_bootstrap, seed)
