@@ -7,10 +7,14 @@ that ``assay --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli.app import app
+
+if TYPE_CHECKING:
+    from assay.rubric.io.formats import FileFormat
 
 SCHEMA_NAMES = "rubric, item, taxonomy, verdict, healthbench"
 CONVERT_KINDS = "items, healthbench, rubric, autorubric, autorubric-dataset"
@@ -119,7 +123,7 @@ _NOUNS = {"healthbench": "HealthBench example", "items": "item", "rubric": "rubr
           "taxonomy": "taxonomy", "verdicts": "verdict"}
 
 
-def _describe(file_format: object, count: int) -> str:
+def _describe(file_format: FileFormat, count: int) -> str:
     noun = _NOUNS[file_format.kind]
     return f"{count} {noun}{'' if count == 1 or noun == 'taxonomy' else 's'} ({file_format.syntax})"
 
