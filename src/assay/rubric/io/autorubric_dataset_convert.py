@@ -34,6 +34,7 @@ from typing import Any
 from assay.errors import InputError, Issue
 from assay.rubric.io.autorubric_dataset import KIND, META, read_dataset
 from assay.rubric.io.autorubric_dataset_write import write_dataset
+from assay.rubric.io.formats import Kind
 from assay.verdict import Verdict
 
 DOCUMENT_SUFFIXES = (".json", ".yaml", ".yml")
@@ -56,7 +57,7 @@ def default_labels_path(target: Path) -> Path:
     return target.with_name(f"{target.stem}.labels.jsonl")
 
 
-def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
+def convert_dataset(source: Path, kind: Kind, target: Path, to: Kind, *,
                     labels: str | Path | None, rubric: str | Path | None,
                     atomic: Callable[..., Any]) -> str:
     """See the module docstring; ``atomic(target, write, issues)`` writes all or nothing."""
@@ -78,7 +79,7 @@ def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
     return f"wrote an Autorubric dataset of {count} items ({labelled} labelled) to {target}"
 
 
-def _to_items(source: Path, target: Path, to: str, labels: str | Path | None,
+def _to_items(source: Path, target: Path, to: Kind, labels: str | Path | None,
               rubric: str | Path | None, atomic: Callable[..., Any]) -> str:
     from assay.rubric.io import write_items, write_rubric
     from assay.verdict import write_verdicts
