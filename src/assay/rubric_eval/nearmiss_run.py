@@ -18,6 +18,7 @@ Example (against the fake judge)::
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ class JudgeResult:
 
 
 async def arun_judge(
-    pairs: str | Path, rubric_sets: dict[str, str | Path | None], *, judge: str,
+    pairs: str | Path, rubric_sets: Mapping[str, str | Path | None], *, judge: str,
     out: str | Path, trials: int = 3, swap: bool = True, totals: Totals = "hits",
     n_bootstrap: int = 1000, seed: int = 0, cache: str | Path | None = None,
     budget_usd: float | None = None, quiet: bool = True,
