@@ -99,7 +99,7 @@ def rag_train(
     """Cross-validate harm/helpfulness classifiers on [CF, CR, RA, scope]; save the best."""
     from assay.cli.output import fail, stdout
     from assay.errors import AssayError, InputError, Issue
-    from assay.rag.classify import FAMILIES, labelled_set, save_model, train
+    from assay.rag.classify import FAMILIES, SOURCES, TARGETS, labelled_set, save_model, train
     from assay.rag.grading import read_grades
     from assay.rag.items import read_rag_items
     from assay.rag.render import train_table
@@ -107,18 +107,18 @@ def rag_train(
     chosen = [f.strip() for f in families.split(",") if f.strip()]
     problems = [Issue(None, None, "--models", f"unknown family {f!r}; choose from "
                       f"{', '.join(FAMILIES)}") for f in chosen if f not in FAMILIES]
-    if target not in ("harmful", "helpful"):
+    if target not in TARGETS:
         problems.append(Issue(None, None, "--target", f"{target!r}: use harmful or helpful"))
-    if source not in ("judge", "human"):
+    if source not in SOURCES:
         problems.append(Issue(None, None, "--features", f"{source!r}: use judge or human"))
     if source == "judge" and grades is None:
         problems.append(Issue(None, None, "--grades", "needed with --features judge"))
-    if problems:
+    if problems or target not in TARGETS or source not in SOURCES:  # (the last two: narrowing)
         fail(InputError(problems))
     try:
         conversations = read_rag_items(items)
         graded = read_grades(grades) if grades is not None else None
-        data = labelled_set(conversations, graded, target, source)  # type: ignore[arg-type]
+        data = labelled_set(conversations, graded, target, source)
         report, model = train(data, target=target, source=source, families=chosen,
                               folds=folds, seed=seed, grid=grid)
     except AssayError as exc:
