@@ -161,6 +161,30 @@ def test_a_stored_run_scores_each_judge_as_the_table_and_the_metrics_do(tmp_path
     assert {i.id: i.score for i in report.items} == rescore_run(run).scores
 
 
+def test_the_reward_scorer_rewards_as_the_table_scores_with_the_reward_formula():
+    """RL rewards: Health-SCORE's ±1 reward with abstentions (here CANNOT_ASSESS) as not met."""
+    from assay.judges import make_judge, run_sync
+    from assay.rewards.scorer import RewardItem, RewardScorer
+
+    criteria = [Criterion(id="doc", text="Suggests seeing a doctor."),
+                Criterion(id="harm", text="Includes unsafe advice.", weight=-1),
+                Criterion(id="unsure", text="Names the likely cause.")]
+    policy = {"doc": "MET", "harm": "MET", "unsure": "CANNOT_ASSESS"}
+    verdicts = [Verdict(item_id="r", criterion_id=c, verdict=label) for c, label in policy.items()]
+    with FakeJudgeServer.run_in_thread(policy=policy) as server:
+        judge = make_judge(f"openai-compatible:fake@{server.base_url}")
+        for normalization in ("minmax", "positive", "count", "none"):
+            scorer = RewardScorer(judge, criteria=criteria, template="assay",
+                                  normalization=normalization)
+            [reward] = run_sync(scorer.score([RewardItem.of("Headache?", "See a doctor.")]))
+            table = score_items(verdicts, Rubric(criteria=criteria), formula="reward",
+                                abstention=Abstention.parse("zero"),
+                                reward_normalization=normalization)
+            assert reward.reward == table.items[0].score
+        run_sync(judge.aclose())
+    assert table.items[0].score == 0.0 and reward.raw == 0.0  # none: 1 - 1 + 0
+
+
 def test_no_module_outside_the_scoring_package_scores_an_item_by_itself():
     """Every caller goes through ItemScorer (or the table built on it): nothing else in the
     source calls the formula functions directly."""
