@@ -134,7 +134,7 @@ class RunScores:
         if self.healthbench is not None:  # HealthBench reports a bootstrap std: ±1.96 std
             o, sd = self.healthbench.overall, self.healthbench.bootstrap_std
             return max(0.0, o - 1.96 * sd), min(1.0, o + 1.96 * sd)
-        if self.table.ci_low is None:
+        if self.table.ci_low is None or self.table.ci_high is None:  # both or neither
             return None
         return self.table.ci_low, self.table.ci_high
 
