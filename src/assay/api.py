@@ -172,7 +172,7 @@ async def agrade(
     ``ray_address``, or a local instance); the store stays with this process (see
     :mod:`assay.distributed`).
     """
-    where = {"executor": executor, "ray_address": ray_address, "workers": workers}
+    where: dict[str, Any] = {"executor": executor, "ray_address": ray_address, "workers": workers}
     from assay.runs.runner import RunOptions, arun, restore
     from assay.runs.sources import read_responses
 

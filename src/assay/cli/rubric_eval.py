@@ -370,9 +370,9 @@ def refine(
             arun_refine(
                 gold,
                 base,
-                named,
+                {name: path for name, path in named.items() if path is not None},  # (all are)
                 judge=judge,
-                out=out,  # type: ignore[arg-type]
+                out=out,
                 editor=editor,
                 scorer=scorer,
                 conversations=conversations,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.cli.output import abstention_option, fail, stdout
@@ -15,7 +16,7 @@ from assay.verdict import read_verdicts
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
               judge: str | None, reward_normalization: str | None, length_penalty: str | None,
               items: Path | None, aggregate: str | None, seed: int | None,
-              json_out: Path | None, export: list[Path] = (), votes: bool = False) -> None:
+              json_out: Path | None, export: Sequence[Path] = (), votes: bool = False) -> None:
     """Settings left as None keep a run's own (or take the file defaults); a setting that
     cannot apply is refused, never ignored."""
     exported: list[str] = []
@@ -54,7 +55,7 @@ def _refuse_file_options(run: Path, *, rubric: Path | None, items: Path | None) 
                                    "rubrics and responses it stored"))
 
 
-def _refuse_run_options(source: Path, *, aggregate: str | None, export: list[Path],
+def _refuse_run_options(source: Path, *, aggregate: str | None, export: Sequence[Path],
                         votes: bool) -> None:
     for option, given in (("--aggregate", aggregate is not None), ("--export", bool(export)),
                           ("--votes", votes)):

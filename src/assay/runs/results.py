@@ -31,6 +31,7 @@ from assay.scoring import (
     RewardNormalization,
     ScoreTable,
     ScoreTableBuilder,
+    checked_formula,
     mean_with_ci,
 )
 
@@ -173,7 +174,8 @@ def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> 
     ``group_cis`` adds a bootstrap CI to each axis and theme mean (the report shows them; a
     run's own summary does not pay for them). HealthBench's report always carries its own.
     """
-    builder = ScoreTableBuilder(scoring.formula, scoring.abstention, seed=scoring.seed,
+    builder = ScoreTableBuilder(checked_formula(scoring.formula), scoring.abstention,
+                                seed=scoring.seed,
                                 length_penalty=scoring.length_penalty,
                                 reward_normalization=scoring.reward_normalization)
     axis_values: dict[str, list[float]] = defaultdict(list)
