@@ -163,6 +163,10 @@ async def agrade(
     :mod:`assay.distributed`).
     """
     where = {"executor": executor, "ray_address": ray_address, "workers": workers}
+    if progress:  # the command line's rich bar (the library itself never draws)
+        from assay.cli.progress import install
+
+        install()
     from assay.runs.runner import RunOptions, arun, restore
     from assay.runs.sources import read_responses
 
