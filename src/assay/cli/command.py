@@ -76,21 +76,17 @@ def print_all(renderables: Iterable[Any]) -> None:
             out.print(renderable)
 
 
-def dump_model(result: Any) -> str:
-    """A pydantic model as indented JSON."""
-    return result.model_dump_json(indent=2)
+def dump_model(result: Any, *, newline: bool = False) -> str:
+    """A pydantic model as indented JSON (ending with a newline if asked)."""
+    return result.model_dump_json(indent=2) + ("\n" if newline else "")
 
 
-def dump_model_line(result: Any) -> str:
-    """A pydantic model as indented JSON ending with a newline."""
-    return result.model_dump_json(indent=2) + "\n"
-
-
-def dump_json(data: Any) -> str:
-    """Plain data (dicts, lists, numbers, strings) as indented JSON."""
+def dump_json(data: Any, *, newline: bool = False) -> str:
+    """Plain data (dicts, lists, numbers, strings) as indented JSON (ending with a newline if
+    asked)."""
     import json
 
-    return json.dumps(data, indent=2)
+    return json.dumps(data, indent=2) + ("\n" if newline else "")
 
 
 def dump_data(data: Any) -> bytes:

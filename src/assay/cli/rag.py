@@ -101,7 +101,7 @@ def rag_train(
     json_out: Path | None = typer.Option(None, "--json", help="Also write the report as JSON here."),
 ) -> None:
     """Cross-validate harm/helpfulness classifiers on [CF, CR, RA, scope]; save the best."""
-    from assay.cli.command import dump_model_line, report
+    from assay.cli.command import dump_model, report
     from assay.cli.output import fail
     from assay.errors import InputError, Issue
     from assay.rag.classify import FAMILIES, labelled_set, save_model, train
@@ -134,7 +134,7 @@ def rag_train(
 
         return [train_table(trained)]
 
-    trained = report(compute, show, json_out=json_out, dump=dump_model_line)
+    trained = report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
     typer.echo(f"{trained.n} rows ({trained.positives} {target}), {len(trained.skipped)} skipped; "
                f"saved {trained.chosen} -> {out}")
 
@@ -177,7 +177,7 @@ def rag_report_command(
 ) -> None:
     """The §8 validation report: Table 3 averages, CF vs RAGAS faithfulness against perceived
     faithfulness, judge-vs-human and across-judge agreement, hazards, classifiers."""
-    from assay.cli.command import dump_model_line, report
+    from assay.cli.command import dump_model, report
     from assay.rag.classify import load_model
     from assay.rag.grading import read_grades
     from assay.rag.items import read_rag_items
@@ -198,4 +198,4 @@ def rag_report_command(
 
         return report_tables(rag)
 
-    report(compute, show, json_out=json_out, dump=dump_model_line)
+    report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
