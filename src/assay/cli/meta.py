@@ -35,7 +35,7 @@ def meta_eval(
     Overall and per category, next to the physicians' leave-one-out baseline, as simple-evals
     computes it.
     """
-    from assay.cli.command import Note, dump_data, report
+    from assay.cli.command import Note, dump_data, print_all, report
 
     def compute():
         from assay.errors import InputError, Issue
@@ -51,7 +51,6 @@ def meta_eval(
                                    "(--grades) or ask for items to grade (--to-items)"))
         rows = read_meta_eval(meta)
         if to_items is not None:
-            from assay.cli.command import print_all
             from assay.rubric.io import write_items
 
             count = write_items(meta_eval_items(rows), to_items)
