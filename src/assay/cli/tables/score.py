@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.score_table import ScoreTable
+from assay.scoring import ScoreTable
 
 
 def score_tables(table: ScoreTable) -> list[Any]:
