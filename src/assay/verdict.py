@@ -62,7 +62,7 @@ def read_verdicts(path) -> list[Verdict]:
     ['MET']
     """
     from assay.errors import InputError, Issue
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     issues: list[Issue] = []
     verdicts = [verdict for _, verdict in iter_models(path, Verdict, issues)]
@@ -73,6 +73,6 @@ def read_verdicts(path) -> list[Verdict]:
 
 def write_verdicts(verdicts, path) -> int:
     """Write verdicts as JSONL (the format :func:`read_verdicts` reads); returns the count."""
-    from assay.rubric.io.jsonl import write_jsonl
+    from assay.io.jsonl import write_jsonl
 
     return write_jsonl((v.model_dump(mode="json", exclude_defaults=True) for v in verdicts), path)

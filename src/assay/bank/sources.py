@@ -76,7 +76,7 @@ def _level(tags: Iterable[str]) -> str:
 
 
 def _criteria_of(path: Path, theme: str | None):
-    from assay.rubric.io import detect_format, iter_items, read_rubric
+    from assay.io import detect_format, iter_items, read_rubric
 
     kind = detect_format(path).kind
     if kind in ("items", "healthbench"):

@@ -51,7 +51,7 @@ def meta_eval(
                                    "(--grades) or ask for items to grade (--to-items)"))
         rows = read_meta_eval(meta)
         if to_items is not None:
-            from assay.rubric.io import write_items
+            from assay.io import write_items
 
             count = write_items(meta_eval_items(rows), to_items)
             stderr().print(f"wrote {count} items ({len(rows)} rows) to {to_items}",
@@ -212,7 +212,7 @@ def _one_judge(verdicts, lines, judge: str | None, source: Path):
 
 def _lines(source: Path) -> list[int] | None:
     """The line of each verdict of a JSONL file (its non-blank lines); None for a run directory."""
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io.jsonl import iter_jsonl
 
     return None if source.is_dir() else [line for line, _ in iter_jsonl(source)]
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from assay.cli.output import abstention_option, fail, stdout
 from assay.errors import AssayError, InputError, Issue
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 from assay.score_table import ScoreTable, score_items
 from assay.scoring import FORMULAS, Abstention, LengthPenalty
 from assay.verdict import read_verdicts
@@ -92,7 +93,7 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
 
 def _rubrics(path: Path):
     """A rubric lookup from a rubric file, or from an items file with per-item rubrics."""
-    from assay.rubric.io import read_rubric
+    from assay.io import read_rubric
 
     if path.suffix.lower() == ".jsonl":
         loaded = _load_items(path)
@@ -109,7 +110,7 @@ def _rubrics(path: Path):
 
 
 def _load_items(path: Path) -> list[Item]:
-    from assay.rubric.io import load_items
+    from assay.io import load_items
 
     return load_items(path)
 

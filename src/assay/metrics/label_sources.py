@@ -30,8 +30,8 @@ def labels_for(source: str | Path, labels: str | Path | None) -> tuple[list[Verd
 
         return run_labels(source), None
     path = Path(labels)
-    from assay.rubric.io.autorubric_dataset import KIND, read_dataset
-    from assay.rubric.io.formats import detect_format
+    from assay.io.autorubric_dataset import KIND, read_dataset
+    from assay.io.formats import detect_format
 
     if path.is_file() and path.suffix.lower() in (".json", ".yaml", ".yml") and \
             detect_format(path).kind == KIND:

@@ -137,7 +137,7 @@ class Rubrics:
 
 def read_rubrics(path: str | Path) -> Rubrics:
     """A rubric document (shared by all items) or an item file with per-item rubrics."""
-    from assay.rubric.io import detect_format, iter_items, read_rubric
+    from assay.io import detect_format, iter_items, read_rubric
 
     path = Path(path)
     if detect_format(path).kind in ("rubric", "autorubric"):

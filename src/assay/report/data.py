@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, InputError, Issue
+from assay.item import Item
 from assay.metrics.compare import ComparisonReport
 from assay.metrics.summary import AgreementSummary
-from assay.rubric import Item, Rubric
+from assay.rubric import Rubric
 from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
 from assay.runs.store import RunStore
 from assay.verdict import Verdict

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.io.jsonl import write_jsonl
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.coverage_gold import CoverageSummary, coverage_summary
-from assay.rubric.io.jsonl import write_jsonl
 from assay.rubric_eval import prompts
 from assay.rubric_eval.cia import AtomicPoint, atomize, fallback_points, gold_rubrics, verify_query
 from assay.rubric_eval.released import read_rubric_set

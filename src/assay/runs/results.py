@@ -22,7 +22,8 @@ from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.grading.aggregate import Aggregated, Aggregation, Vote, aggregate
-from assay.rubric import Criterion, Item, Rubric
+from assay.item import Item
+from assay.rubric import Criterion, Rubric
 from assay.runs.store import RunStore
 from assay.score_table import ScoreTable, ScoreTableBuilder, mean_with_ci
 from assay.scoring import (

@@ -103,7 +103,7 @@ def resolve_answer(answer: str, view: CriterionView, scales: dict[str, OptionSca
 
 
 def _rubrics(sources: Iterable[RubricSource]) -> Iterable[Rubric]:
-    from assay.rubric.io import detect_format, iter_items, read_rubric
+    from assay.io import detect_format, iter_items, read_rubric
 
     for source in sources:
         if isinstance(source, Rubric):

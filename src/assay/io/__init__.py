@@ -7,7 +7,7 @@ The public API every other part of Assay reads files through:
 - :func:`read_rubric` / :func:`write_rubric`: Assay rubric documents or Autorubric lists.
 - :func:`read_taxonomy` / :func:`write_taxonomy`: criterion trees.
 - :func:`validate_file`: every problem in any supported file, in one pass.
-- :mod:`assay.rubric.io.healthbench`: ``read_examples``, ``example_to_item``,
+- :mod:`assay.io.healthbench`: ``read_examples``, ``example_to_item``,
   ``item_to_example`` (lossless).
 - :func:`schema`: JSON Schemas for ``assay schema``.
 
@@ -15,12 +15,12 @@ Every problem is an :class:`assay.errors.Issue` naming file, line and field, e.g
 ``dev.jsonl:17: rubrics[3].points: expected a number, got "eight"``.
 """
 
-from assay.rubric.io import healthbench
-from assay.rubric.io.documents import read_rubric, read_taxonomy, write_rubric, write_taxonomy
-from assay.rubric.io.formats import FileFormat, detect_format
-from assay.rubric.io.items import dump_item, iter_items, load_items, write_items
-from assay.rubric.io.schema import schema
-from assay.rubric.io.validate import check_file, validate_file
+from assay.io import healthbench
+from assay.io.documents import read_rubric, read_taxonomy, write_rubric, write_taxonomy
+from assay.io.formats import FileFormat, detect_format
+from assay.io.items import dump_item, iter_items, load_items, write_items
+from assay.io.schema import schema
+from assay.io.validate import check_file, validate_file
 
 __all__ = [
     "FileFormat",

@@ -23,13 +23,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import healthbench
-from assay.rubric.io.duplicates import duplicate_warnings
-from assay.rubric.io.errors import field_path, issues_from
-from assay.rubric.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
-from assay.rubric.io.jsonl import iter_jsonl, write_jsonl
-from assay.rubric.io.yaml_json import dump_document, line_finder, load_document
-from assay.rubric.item import Item
+from assay.io import healthbench
+from assay.io.duplicates import duplicate_warnings
+from assay.io.errors import field_path, issues_from
+from assay.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
+from assay.io.jsonl import iter_jsonl, write_jsonl
+from assay.io.yaml_json import dump_document, line_finder, load_document
+from assay.item import Item
 
 
 def iter_items(
@@ -40,14 +40,14 @@ def iter_items(
     warnings: list[Issue] | None = None,
 ) -> Iterator[Item]:
     """Stream the items of a file: item JSONL, HealthBench JSONL, a JSON/YAML document, or an
-    Autorubric dataset (:mod:`assay.rubric.io.autorubric_dataset`; its labels are not items).
+    Autorubric dataset (:mod:`assay.io.autorubric_dataset`; its labels are not items).
 
     With ``issues`` given, every bad record is appended there (all its problems, with file,
     line and field) and skipped, and reading goes on; without it the first bad record raises
     :class:`InputError`. Item ids must be unique within a file. JSONL files are read one line at
     a time, so memory does not grow with the file (beyond the set of ids seen). With
     ``warnings`` given, criteria an item's rubric states twice are listed there (they are kept
-    and graded; see :func:`~assay.rubric.io.duplicates.duplicate_warnings`).
+    and graded; see :func:`~assay.io.duplicates.duplicate_warnings`).
     """
     source = str(path)
     seen: dict[str, int | None] = {}
@@ -150,7 +150,7 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
 
 def _dataset_records(document: Any, path: str | Path, line_of) -> Iterator[tuple[int | None, Any, Any]]:
     """An Autorubric dataset's items (already converted) and its problems, in file order."""
-    from assay.rubric.io.autorubric_dataset import parse_dataset
+    from assay.io.autorubric_dataset import parse_dataset
 
     data = parse_dataset(document, source=str(path), line_of=line_of,
                          default_name=Path(path).stem)

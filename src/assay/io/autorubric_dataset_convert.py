@@ -15,7 +15,7 @@ Example:
     ...     {"name": "scrape", "weight": 5.0, "requirement": "Says to scrape."}],
     ...     "items": [{"submission": "Scrape it.", "description": "", "ground_truth": ["MET"]}]}
     >>> _ = (folder / "bee.json").write_text(json.dumps(doc))
-    >>> from assay.rubric.io.convert import convert_file
+    >>> from assay.io.convert import convert_file
     >>> convert_file(folder / "bee.json", folder / "items.jsonl", None)  # doctest: +ELLIPSIS
     'wrote 1 items to .../items.jsonl; 1 labels to .../items.labels.jsonl'
     >>> convert_file(folder / "items.jsonl", folder / "back.json", "autorubric-dataset",
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.rubric.io.autorubric_dataset import KIND, META, read_dataset
-from assay.rubric.io.autorubric_dataset_write import write_dataset
+from assay.io.autorubric_dataset import KIND, META, read_dataset
+from assay.io.autorubric_dataset_write import write_dataset
 from assay.verdict import Verdict
 
 DOCUMENT_SUFFIXES = (".json", ".yaml", ".yml")
@@ -43,7 +43,7 @@ def read_labels(path: str | Path) -> list[Verdict]:
     """Human labels from a verdict JSONL, a run directory, or an Autorubric dataset."""
     path = Path(path)
     if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES:
-        from assay.rubric.io.formats import detect_format
+        from assay.io.formats import detect_format
 
         if detect_format(path).kind == KIND:
             return read_dataset(path).labels
@@ -62,7 +62,7 @@ def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
     """See the module docstring; ``atomic(target, write, issues)`` writes all or nothing."""
     if kind == KIND and to != KIND:
         return _to_items(source, target, to, labels, rubric, atomic)
-    from assay.rubric.io import load_items, read_rubric
+    from assay.io import load_items, read_rubric
 
     if kind == KIND:
         data = read_dataset(source)
@@ -80,7 +80,7 @@ def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
 
 def _to_items(source: Path, target: Path, to: str, labels: str | Path | None,
               rubric: str | Path | None, atomic: Callable[..., Any]) -> str:
-    from assay.rubric.io import write_items, write_rubric
+    from assay.io import write_items, write_rubric
     from assay.verdict import write_verdicts
 
     data = read_dataset(source)

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import (
+from assay.io import (
     detect_format,
     iter_items,
     read_rubric,
@@ -45,7 +45,7 @@ def convert_file(source: str | Path, target: str | Path, to: str | None, *,
     kind = detect_format(source).kind
     to = to or _default_target(kind)
     if DATASET in (kind, to):
-        from assay.rubric.io.autorubric_dataset_convert import convert_dataset
+        from assay.io.autorubric_dataset_convert import convert_dataset
 
         if kind not in (*_ITEM_KINDS, DATASET) or to not in (*_ITEM_KINDS, DATASET):
             raise InputError(Issue(str(source), None, None,

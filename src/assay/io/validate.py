@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import InputError, Issue
-from assay.rubric.io.documents import read_rubric, read_taxonomy
-from assay.rubric.io.duplicates import duplicate_warnings
-from assay.rubric.io.formats import ITEM_KINDS, FileFormat, detect_format
-from assay.rubric.io.items import iter_items
+from assay.io.documents import read_rubric, read_taxonomy
+from assay.io.duplicates import duplicate_warnings
+from assay.io.formats import ITEM_KINDS, FileFormat, detect_format
+from assay.io.items import iter_items
 
 
 def validate_file(path: str | Path) -> list[Issue]:
@@ -66,8 +66,8 @@ def check_file(
 def _check_verdicts(path: Path, issues: list[Issue]) -> int:
     from pydantic import ValidationError
 
-    from assay.rubric.io.errors import issues_from
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io.errors import issues_from
+    from assay.io.jsonl import iter_jsonl
     from assay.verdict import Verdict
 
     count = 0
