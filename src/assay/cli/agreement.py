@@ -80,8 +80,9 @@ def compare(
     from assay.errors import AssayError
 
     try:
+        from assay.metrics.label_sources import labels_for
         from assay.metrics.render import comparison_tables
-        from assay.metrics.sources import read_source, read_verdicts
+        from assay.metrics.sources import read_source
         from assay.metrics.summary import comparison
 
         abstention = abstention_option(abstain)
@@ -93,7 +94,7 @@ def compare(
             raise InputError(Issue(f"{source_a}, {source_b}", None, None,
                                    "no item in common: a paired comparison needs the same items "
                                    "graded on both sides"))
-        human = read_verdicts(labels) if labels is not None else None
+        human = labels_for(source_a, labels)[0] if labels is not None else None
         report = comparison(a, b, rubrics, labels=human, formula=formula,
                             abstention=abstention, seed=seed)
     except (AssayError, OSError, ValueError) as exc:

@@ -90,6 +90,10 @@ def convert(
     from assay.io.convert import convert_file
 
     try:
+        if labels is not None and labels.is_dir():  # a run directory: its judge's verdicts
+            from assay.metrics.sources import verdicts_of
+
+            labels = verdicts_of(labels)
         message = convert_file(source, target, to, labels=labels, rubric=rubric)
     except InputError as exc:
         print_issues(exc.issues)

@@ -7,11 +7,9 @@ from pathlib import Path
 
 from assay.cli.output import abstention_option, fail, stdout
 from assay.errors import AssayError, InputError, Issue
-from assay.item import Item
-from assay.rubric import Rubric
+from assay.io import load_items, read_rubric_file, read_verdicts
 from assay.score_table import ScoreTable, score_items
 from assay.scoring import FORMULAS, Abstention, LengthPenalty
-from assay.verdict import read_verdicts
 
 
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
@@ -79,40 +77,18 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
         verdicts = [v for v in verdicts if v.judge == judge]
         if not verdicts:
             raise InputError(Issue(str(source), None, "judge", f"no verdicts from judge {judge!r}"))
-    rubric_for, tags, responses = _rubrics(rubric_path)
+    rubrics = read_rubric_file(rubric_path)
+    responses = rubrics.responses
     if items is not None:
-        responses = {i.id: i.response or "" for i in _load_items(items)}
+        responses = {i.id: i.response or "" for i in load_items(items)}
     if penalty is not None and not responses:
         raise InputError(Issue(None, None, "--length-penalty",
                                "needs the responses: pass --items (or an items file as --rubric)"))
-    return score_items(verdicts, rubric_for, formula=formula, abstention=abstention,
+    return score_items(verdicts, rubrics.rubric_for, formula=formula, abstention=abstention,
                        length_penalty=penalty, responses=responses,
-                       reward_normalization=reward_normalization or "minmax", example_tags=tags,
+                       reward_normalization=reward_normalization or "minmax",
+                       example_tags=rubrics.tags or None,
                        seed=seed)
-
-
-def _rubrics(path: Path):
-    """A rubric lookup from a rubric file, or from an items file with per-item rubrics."""
-    from assay.io import read_rubric
-
-    if path.suffix.lower() == ".jsonl":
-        loaded = _load_items(path)
-        by_id: dict[str, Rubric] = {}
-        for item in loaded:
-            if item.rubric is None:
-                raise InputError(Issue(str(path), None, f"item[{item.id}]", "has no rubric"))
-            by_id[item.id] = item.rubric
-        tags = {i.id: list(i.tags) for i in loaded}
-        responses = {i.id: i.response for i in loaded if i.response is not None}
-        return by_id.__getitem__, tags, responses
-    single = read_rubric(path)
-    return (lambda _item_id: single), None, {}
-
-
-def _load_items(path: Path) -> list[Item]:
-    from assay.io import load_items
-
-    return load_items(path)
 
 
 def _rescore_run(run: Path, *, formula, abstention, aggregate, seed, reward_normalization,

@@ -180,9 +180,9 @@ def _context(item: Item) -> list[tuple[str, str]]:
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
     if labels is not None:
-        from assay.metrics.sources import read_verdicts
+        from assay.metrics.label_sources import labels_for
 
-        return read_verdicts(labels)
+        return labels_for(run, labels)[0]
     from assay.review.labels import RunLabels
 
     if not RunLabels.exists(run):
