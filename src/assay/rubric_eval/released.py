@@ -206,12 +206,11 @@ def _shared_rubric(path: Path) -> RubricSet | None:
 
 
 def _healthbench_set(path: Path) -> RubricSet:
-    from assay.io import iter_items
+    from assay.io import read_rubric_file
 
     out = RubricSet(source=str(path))
-    for item in iter_items(path):
-        if item.rubric is not None:
-            out.per_index[item.id] = entries_of_rubric(item.rubric)
+    for item_id, rubric in read_rubric_file(path).per_item.items():
+        out.per_index[item_id] = entries_of_rubric(rubric)
     return out
 
 
