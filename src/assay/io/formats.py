@@ -9,7 +9,7 @@ A *syntax* is how the file is written (``jsonl``, ``json``, ``yaml``); a *kind* 
 - ``autorubric-dataset``: an Autorubric dataset (``{name, prompt, rubric, items}``, items with
   ``submission`` and ``ground_truth``): items and their human labels;
 - ``taxonomy``: a criterion tree (``{id, root}``);
-- ``verdicts``: verdict JSONL (lines with ``item_id`` and ``criterion_id``), checked only.
+- ``verdicts``: verdict JSONL (lines with ``item_id`` and ``criterion_id``; :mod:`assay.io.verdicts`).
 
 JSONL files are sniffed from their first parseable line only, so detection never reads a large
 file whole.
