@@ -96,12 +96,13 @@ def test_a_shared_rubric_applies_to_every_item_and_an_item_file_to_its_own(tmp_p
     rubric.write_text(RUBRIC)
     items = _write(tmp_path / "items.jsonl", [_item("q1"), _item("q2")])
     shared, own = read_rubric_file(rubric), read_rubric_file(items)
-    assert shared.rubric_for("anything").id == "r" and shared.per_item == {}
-    assert own.rubric_for("q2").id == "r-q2" and own.tags == {"q1": ["theme:t"],
-                                                               "q2": ["theme:t"]}
+    assert shared.shared.id == "r" and shared.per_item == {}
+    assert read_rubrics(rubric).rubric("anything").id == "r"
+    assert own.shared is None and {k: r.id for k, r in own.per_item.items()} == {
+        "q1": "r-q1", "q2": "r-q2"}
+    assert own.tags == {"q1": ["theme:t"], "q2": ["theme:t"]}
     assert own.responses == {"q1": "x.", "q2": "x."}
-    with pytest.raises(KeyError):
-        own.rubric_for("q3")
+    assert read_rubrics(items).rubric("q3") is None
 
 
 @pytest.mark.parametrize("name", ["v.jsonl", "missing.yaml"])

@@ -8,8 +8,7 @@ from pathlib import Path
 from assay.cli.output import abstention_option, fail, stdout
 from assay.errors import AssayError, InputError, Issue
 from assay.io import load_items, read_rubric_file, read_verdicts
-from assay.score_table import ScoreTable, score_items
-from assay.scoring import FORMULAS, Abstention, LengthPenalty
+from assay.scoring import FORMULAS, Abstention, ItemRubrics, LengthPenalty, ScoreTable, score_items
 
 
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
@@ -77,17 +76,18 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
         verdicts = [v for v in verdicts if v.judge == judge]
         if not verdicts:
             raise InputError(Issue(str(source), None, "judge", f"no verdicts from judge {judge!r}"))
-    rubrics = read_rubric_file(rubric_path)
-    responses = rubrics.responses
+    found = read_rubric_file(rubric_path)
+    responses = found.responses
     if items is not None:
         responses = {i.id: i.response or "" for i in load_items(items)}
     if penalty is not None and not responses:
         raise InputError(Issue(None, None, "--length-penalty",
                                "needs the responses: pass --items (or an items file as --rubric)"))
-    return score_items(verdicts, rubrics.rubric_for, formula=formula, abstention=abstention,
+    rubrics = ItemRubrics(shared=found.shared, per_item=found.per_item)
+    return score_items(verdicts, rubrics, formula=formula, abstention=abstention,
                        length_penalty=penalty, responses=responses,
                        reward_normalization=reward_normalization or "minmax",
-                       example_tags=rubrics.tags or None,
+                       example_tags=found.tags or None,
                        seed=seed)
 
 

@@ -42,7 +42,8 @@ SHARED_KINDS: tuple[str, ...] = ("rubric", "autorubric", "taxonomy")
 class RubricFile:
     """What a rubric file gives: one rubric ``shared`` by every item, or ``items`` that each
     carry their own (with their tags and responses, for HealthBench's theme breakdown and the
-    length penalty)."""
+    length penalty). Which rubric scores which item is :class:`assay.scoring.ItemRubrics`'
+    business: ``ItemRubrics(shared=found.shared, per_item=found.per_item)``."""
 
     source: str
     shared: Rubric | None = None
@@ -52,10 +53,6 @@ class RubricFile:
     def per_item(self) -> dict[str, Rubric]:
         """Item id → its rubric (empty for a shared rubric)."""
         return {i.id: i.rubric for i in self.items if i.rubric is not None}
-
-    def rubric_for(self, item_id: str) -> Rubric:
-        """The rubric of ``item_id``; :class:`KeyError` for an item the file does not know."""
-        return self.shared if self.shared is not None else self.per_item[item_id]
 
     @property
     def tags(self) -> dict[str, list[str]]:
@@ -74,7 +71,7 @@ def read_rubric_file(path: str | Path) -> RubricFile:
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "bee.yaml"
     >>> _ = path.write_text("id: bee\\ncriteria:\\n- {id: scrape, text: Scrape it., weight: 5}\\n")
     >>> found = read_rubric_file(path)
-    >>> found.rubric_for("any item").id, found.per_item
+    >>> found.shared.id, found.per_item
     ('bee', {})
     """
     path = Path(path)
