@@ -15,9 +15,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     from assay.api import grade as grade
     from assay.generate import agenerate as agenerate
     from assay.generate import generate as generate
+    from assay.item import Item as Item
     from assay.rubric import Criterion as Criterion
     from assay.rubric import CriterionKind as CriterionKind
-    from assay.rubric import Item as Item
     from assay.rubric import Option as Option
     from assay.rubric import Rubric as Rubric
     from assay.rubric import Taxonomy as Taxonomy
@@ -33,7 +33,7 @@ _LAZY = {
     "grade": "assay.api",
     "Criterion": "assay.rubric",
     "CriterionKind": "assay.rubric",
-    "Item": "assay.rubric",
+    "Item": "assay.item",
     "Option": "assay.rubric",
     "Rubric": "assay.rubric",
     "Taxonomy": "assay.rubric",

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.grading.fewshot import FewShot
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 
 if TYPE_CHECKING:  # the run layer is imported when a run starts, not with ``import assay``
     import pandas as pd
@@ -255,7 +256,7 @@ def _set_rubric(options: Any, rubric: Any) -> None:
     if rubric is None:
         return
     if isinstance(rubric, (str, Path)):
-        from assay.rubric.io import read_rubric
+        from assay.io import read_rubric
 
         options.rubric = read_rubric(rubric)
         options.rubric_path = str(rubric)
