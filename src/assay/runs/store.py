@@ -119,7 +119,7 @@ class Totals:
 class _HeldRows:
     """Rows of finished calls recorded but not written yet, one list per statement."""
 
-    __slots__ = ("keys", "items", "calls", "verdicts", "errors", "done")
+    __slots__ = ("calls", "done", "errors", "items", "keys", "verdicts")
 
     def __init__(self) -> None:
         self.keys: list[tuple[str]] = []
