@@ -256,8 +256,13 @@ class Judge:
         self.total_cost_usd += cost
         if self.budget is not None and (cost or attempts):
             self.budget.charge(cost)
-        raw = redact(raw) if raw else raw
-        data = redact_data(data)  # an endpoint may echo a key into the explanation
+        scrubbed = redact(raw) if raw else raw
+        # An endpoint may echo a key into the explanation. Without escapes in the reply, every
+        # string of ``data`` is a piece of ``raw`` as it stands, so a reply with nothing to
+        # scrub has nothing to scrub in ``data`` either.
+        if data is not None and (scrubbed is not raw and scrubbed != raw or "\\" in raw):
+            data = redact_data(data)
+        raw = scrubbed
         if failure is None and key is not None:
             self.cache.put(key, judge=self.id, model=self.model, data=data, raw=raw,
                            usage=usage.as_dict())

@@ -80,7 +80,7 @@ COMMIT_AFTER_S = 0.25  # and no finished call waits longer than this for its com
 __all__ = ["CallRecord", "RunStore", "StoreError", "Totals", "rubric_hash"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one is made per call, and a frozen __init__ costs more
 class CallRecord:
     """What the engine hands the store when a call ends (successfully or not)."""
 
