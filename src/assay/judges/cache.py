@@ -30,7 +30,7 @@ import orjson
 CacheMode = Literal["use", "refresh", "bypass"]
 DEFAULT_CACHE_PATH = Path(".assay") / "cache.sqlite"
 CACHE_PATH_ENV = "ASSAY_CACHE"
-BATCH_ROWS = 64
+BATCH_ROWS = 256
 BATCH_SECONDS = 0.2
 KEYS_PER_QUERY = 500  # under SQLite's oldest limit of 999 bound parameters
 

@@ -306,10 +306,10 @@ class RunStore:
         """Record an item before its first call (no-op if it is already there); committed with
         the next batch of calls."""
         self._begin()
-        digest = rubric_hash(rubric)
+        text = rubric.model_dump_json()  # once: both its hash and the stored row
+        digest = hashlib.sha256(text.encode()).hexdigest()[:24]  # = rubric_hash(rubric)
         if digest not in self._rubrics:
-            self.db.execute("INSERT OR IGNORE INTO rubrics VALUES (?, ?)",
-                            (digest, rubric.model_dump_json()))
+            self.db.execute("INSERT OR IGNORE INTO rubrics VALUES (?, ?)", (digest, text))
             self._rubrics.add(digest)
         self.db.execute(
             "INSERT OR IGNORE INTO items (id, rubric_hash, json, n_calls, started_at) VALUES (?,?,?,?,?)",
