@@ -4,7 +4,8 @@ Items are pulled from an iterator one at a time, so a file of any size is graded
 memory: at most ``concurrency`` calls are in flight and only the items they belong to are held.
 Each judge enforces its own limits (requests in flight, RPM, TPM); the engine keeps enough calls
 outstanding to saturate them. A call already finished in the store (on resume) is skipped; an
-item whose calls all finished is skipped without planning. When the shared budget runs out the
+item whose calls all finished is skipped without planning. The calls a judge's cache answers are
+looked up per item in one query and recorded at once; only the others become tasks. When the shared budget runs out the
 engine stops scheduling, lets in-flight calls end, and reports ``budget``; resuming with a larger
 budget continues where it stopped.
 """
