@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ _JSON = {"Content-Type": "application/json", "Accept": "application/json"}
 @dataclass(slots=True)
 class HttpResult:
     status: int
-    headers: dict[str, str]
+    headers: Mapping[str, str]  # the response's own (case-insensitive) headers: not copied
     body: bytes
 
 
@@ -88,7 +89,7 @@ class Transport:
                        else session.post(url, data=data))
             async with request as response:
                 payload = await response.read()
-                return HttpResult(response.status, dict(response.headers), payload)
+                return HttpResult(response.status, response.headers, payload)
         except TimeoutError:
             total = timeout_s if timeout_s is not None else self._timeout.total
             return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s")
