@@ -78,8 +78,8 @@ def _percentiles(values: list[float]) -> dict[str, float] | None:
     """p50, p95, mean, max and n of ``values``; the percentiles are NumPy's default (linear)
     ones, computed here so that writing a manifest does not import NumPy.
 
-    >>> _percentiles([4.0, 1.0, 3.0, 2.0])
-    {'p50': 2.5, 'p95': 3.85, 'mean': 2.5, 'max': 4.0, 'n': 4}
+    >>> _percentiles([5.0, 1.0, 4.0, 2.0, 3.0])
+    {'p50': 3.0, 'p95': 4.8, 'mean': 3.0, 'max': 5.0, 'n': 5}
     """
     if not values:
         return None
