@@ -21,11 +21,16 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.grading.fewshot import FewShot
 from assay.rubric import Item, Rubric
 from assay.runs.aliases import renamed
+
+if TYPE_CHECKING:
+    from assay.grading.grader import Mode
+    from assay.runs.options import Executor
+    from assay.scoring import Formula
 
 
 @dataclass
@@ -125,7 +130,7 @@ async def agrade(
     judges: Sequence[Any] = (),
     rubric: str | Path | Rubric | Mapping[str, Any] | None = None,
     weights: Sequence[float] | None = None,
-    mode: str = "per-criterion",
+    mode: Mode = "per-criterion",
     template: str | Mapping[str, str] | None = None,
     shuffle: bool = True,
     seed: int = 0,
@@ -134,7 +139,7 @@ async def agrade(
     few_shot_labels: str | Path | None = None,
     aggregation: str | None = None,
     abstention: str | None = None,
-    formula: str | None = None,
+    formula: Formula | None = None,
     healthbench: bool = False,
     responses: str | Path | Mapping[str, str] | None = None,
     ideal: bool = False,
@@ -144,7 +149,7 @@ async def agrade(
     concurrency: int | None = None,
     cache_path: str | Path | None = None,
     progress: bool = False,
-    executor: str = "local",
+    executor: Executor = "local",
     ray_address: str | None = None,
     workers: int | None = None,
     aggregate: str | None = None,

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import AssayError, ConfigError
 from assay.grading.fewshot import Example
@@ -42,6 +42,9 @@ from assay.runs.results import RunScores, Scoring, score_run
 from assay.runs.sources import ItemSource
 from assay.runs.store import RunStore, Totals
 from assay.runs.store_errors import unwritable
+
+if TYPE_CHECKING:
+    from assay.judges.budget import Budget
 
 
 @dataclass
@@ -113,7 +116,8 @@ def new_run_dir(options: RunOptions) -> Path:
 
 
 async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | None = None,
-               console: Any = None, progress: Any = None, budget: Any = None) -> RunReport:
+               console: Any = None, progress: Any = None, budget: Budget | None = None
+               ) -> RunReport:
     """Grade ``source`` with ``options`` (or continue the run ``resume``); see the module doc.
 
     Everything that can be checked is checked before the run directory is made: settings,
