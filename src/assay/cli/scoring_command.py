@@ -8,8 +8,7 @@ from pathlib import Path
 from assay.cli.output import abstention_option, fail, stdout
 from assay.errors import AssayError, InputError, Issue
 from assay.rubric import Item, Rubric
-from assay.score_table import ScoreTable, score_items
-from assay.scoring import FORMULAS, Abstention, LengthPenalty
+from assay.scoring import FORMULAS, Abstention, ItemRubrics, LengthPenalty, ScoreTable, score_items
 from assay.verdict import read_verdicts
 
 
@@ -78,13 +77,13 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
         verdicts = [v for v in verdicts if v.judge == judge]
         if not verdicts:
             raise InputError(Issue(str(source), None, "judge", f"no verdicts from judge {judge!r}"))
-    rubric_for, tags, responses = _rubrics(rubric_path)
+    rubrics, tags, responses = _rubrics(rubric_path)
     if items is not None:
         responses = {i.id: i.response or "" for i in _load_items(items)}
     if penalty is not None and not responses:
         raise InputError(Issue(None, None, "--length-penalty",
                                "needs the responses: pass --items (or an items file as --rubric)"))
-    return score_items(verdicts, rubric_for, formula=formula, abstention=abstention,
+    return score_items(verdicts, rubrics, formula=formula, abstention=abstention,
                        length_penalty=penalty, responses=responses,
                        reward_normalization=reward_normalization or "minmax", example_tags=tags,
                        seed=seed)
@@ -103,9 +102,8 @@ def _rubrics(path: Path):
             by_id[item.id] = item.rubric
         tags = {i.id: list(i.tags) for i in loaded}
         responses = {i.id: i.response for i in loaded if i.response is not None}
-        return by_id.__getitem__, tags, responses
-    single = read_rubric(path)
-    return (lambda _item_id: single), None, {}
+        return ItemRubrics(per_item=by_id), tags, responses
+    return ItemRubrics(shared=read_rubric(path)), None, {}
 
 
 def _load_items(path: Path) -> list[Item]:
