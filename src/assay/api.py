@@ -175,10 +175,15 @@ async def agrade(
     (resume later with a larger one). ``cache_path`` (``--cache``): a response cache file.
     ``executor="ray"`` makes the judge calls on ``workers`` Ray actors (of the cluster at
     ``ray_address``, or a local instance); the store stays with this process (see
-    :mod:`assay.distributed`). ``aggregate`` and ``abstain`` are the former names of
-    ``aggregation`` and ``abstention``. A bad value is an :class:`~assay.errors.InputError`
-    (a ``ValueError``) naming it.
+    :mod:`assay.distributed`). ``progress=True`` shows the command line's progress bar (on
+    stderr; see :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
+    ``abstain`` are the former names of ``aggregation`` and ``abstention``. A bad value is an
+    :class:`~assay.errors.InputError` (a ``ValueError``) naming it.
     """
+    if progress:  # the command line's rich bar (the library itself never draws)
+        from assay.cli.progress import install
+
+        install()
     from assay.runs.options import RunOptions
     from assay.runs.runner import arun, restore
     from assay.runs.sources import read_responses

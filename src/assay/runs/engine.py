@@ -15,13 +15,14 @@ import asyncio
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from assay.errors import AssayError, Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.logs import get_logger
+from assay.progress import QuietProgress, RunProgress
 from assay.rubric import Item, Rubric
 from assay.runs.store import COMMIT_AFTER_S, CallRecord, RunStore
 from assay.verdict import Verdict
@@ -29,20 +30,6 @@ from assay.verdict import Verdict
 log = get_logger("assay.runs")  # scrubs secrets from every record
 # What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
 STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
-
-
-class Progress(Protocol):
-    def item_started(self, n_calls: int) -> None: ...
-    def item_skipped(self) -> None: ...
-    def call_done(self, *, cached: bool, errors: int, cost_usd: float) -> None: ...
-    def item_done(self) -> None: ...
-
-
-class _NoProgress:
-    def item_started(self, n_calls: int) -> None: ...
-    def item_skipped(self) -> None: ...
-    def call_done(self, *, cached: bool, errors: int, cost_usd: float) -> None: ...
-    def item_done(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +61,7 @@ class Engine:
         *,
         rubric: Rubric | None = None,
         concurrency: int | None = None,
-        progress: Progress | None = None,
+        progress: RunProgress | None = None,
     ):
         self.store = store
         self.grader = grader
@@ -84,7 +71,7 @@ class Engine:
         # Four times the judges' in-flight limits keeps them saturated while replies are
         # recorded and while calls wait out a retry delay (a 429's Retry-After, a backoff).
         self.concurrency = concurrency or max(8, 4 * limit)
-        self.progress = progress or _NoProgress()
+        self.progress = progress or QuietProgress()
         self._pending: dict[str, int] = {}
         self._stop: str | None = None
         self._store_error: BaseException | None = None
