@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.grading.fewshot import FewShot
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 from assay.runs.aliases import renamed
 
 if TYPE_CHECKING:

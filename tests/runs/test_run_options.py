@@ -16,7 +16,8 @@ import assay
 from assay.cli import app
 from assay.errors import InputError
 from assay.grading.fewshot import FewShot
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 from assay.runs import RunOptions, plan_run
 from assay.runs.manifest import config_hash
 from assay.runs.sources import ItemSource

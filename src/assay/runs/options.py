@@ -251,7 +251,7 @@ def load_rubric(rubric: str | Path | Rubric | Mapping[str, Any] | None
     if rubric is None or isinstance(rubric, Rubric):
         return rubric, None
     if isinstance(rubric, (str, Path)):
-        from assay.rubric.io import read_rubric
+        from assay.io import read_rubric
 
         return read_rubric(rubric), str(rubric)
     return Rubric.model_validate(rubric), None
