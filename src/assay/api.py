@@ -26,12 +26,18 @@ from typing import TYPE_CHECKING, Any
 from assay.grading.fewshot import FewShot
 from assay.item import Item
 from assay.rubric import Rubric
-from assay.runs.aliases import renamed
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the run layer is imported when a run starts, not with ``import assay``
+    import pandas as pd
+
+    from assay.errors import Issue
     from assay.grading.grader import Mode
     from assay.runs.options import Executor
-    from assay.scoring import Formula
+    from assay.runs.results import RunScores, Stat
+    from assay.runs.runner import RunReport
+    from assay.runs.store import Totals
+    from assay.scoring import Formula, HealthBenchReport
+    from assay.verdict import Verdict
 
 
 @dataclass
@@ -40,7 +46,7 @@ class GradeResult:
 
     run_dir: Path
     status: str  # complete | incomplete (some verdicts missing: resume) | budget | interrupted
-    report: Any  # assay.runs.runner.RunReport
+    report: RunReport
 
     @property
     def scores(self) -> dict[str, float | None]:
@@ -56,20 +62,20 @@ class GradeResult:
         return self.report.scores.ci
 
     @property
-    def by_axis(self) -> dict[str, Any]:
+    def by_axis(self) -> dict[str, Stat]:
         return self.report.scores.by_axis
 
     @property
-    def by_theme(self) -> dict[str, Any]:
+    def by_theme(self) -> dict[str, Stat]:
         return self.report.scores.by_theme
 
     @property
-    def healthbench(self) -> Any:
+    def healthbench(self) -> HealthBenchReport | None:
         """The official HealthBench report (formula ``healthbench``), else None."""
         return self.report.scores.healthbench
 
     @property
-    def totals(self) -> Any:
+    def totals(self) -> Totals:
         return self.report.totals
 
     @property
@@ -77,21 +83,21 @@ class GradeResult:
         return self.report.manifest
 
     @property
-    def issues(self) -> list:
+    def issues(self) -> list[Issue]:
         """Bad input records that were skipped (file, line, field)."""
         return self.report.issues
 
     @property
-    def verdicts(self) -> list:
+    def verdicts(self) -> list[Verdict]:
         """Final verdicts (the judges' votes aggregated), one per item x criterion."""
         return self._verdicts(votes=False)
 
     @property
-    def votes(self) -> list:
+    def votes(self) -> list[Verdict]:
         """Every judge's verdict, one per item x criterion x judge."""
         return self._verdicts(votes=True)
 
-    def _verdicts(self, *, votes: bool) -> list:
+    def _verdicts(self, *, votes: bool) -> list[Verdict]:
         from assay.runs.exports import iter_verdicts
         from assay.runs.store import RunStore
 
@@ -101,7 +107,7 @@ class GradeResult:
         finally:
             store.close()
 
-    def to_pandas(self, *, votes: bool = False):
+    def to_pandas(self, *, votes: bool = False) -> pd.DataFrame:
         """A DataFrame of final verdicts (or of every vote), with values and agreement."""
         from assay.runs.exports import verdict_frame
 
@@ -115,9 +121,10 @@ class GradeResult:
 
     def rescore(self, *, aggregation: str | None = None, abstention: str | None = None,
                 formula: str | None = None, aggregate: str | None = None,
-                abstain: str | None = None):
+                abstain: str | None = None) -> RunScores:
         """Scores under other settings, from the stored votes (no model call); the settings of
         :func:`assay.runs.rescore_run` (``aggregate`` and ``abstain`` are former names)."""
+        from assay.runs.aliases import renamed
         from assay.runs.results import rescore_run
 
         return rescore_run(self.run_dir, aggregation=aggregation, formula=formula,
@@ -185,6 +192,7 @@ async def agrade(
         from assay.cli.progress import install
 
         install()
+    from assay.runs.aliases import renamed
     from assay.runs.options import RunOptions
     from assay.runs.runner import arun, restore
     from assay.runs.sources import read_responses

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ _JSON = {"Content-Type": "application/json", "Accept": "application/json"}
 @dataclass(slots=True)
 class HttpResult:
     status: int
-    headers: dict[str, str]
+    headers: Mapping[str, str]  # the response's own (case-insensitive) headers: not copied
     body: bytes
 
 
@@ -82,10 +83,13 @@ class Transport:
             if timeout is None or timeout.total != timeout_s:
                 timeout = self._last_timeout = aiohttp.ClientTimeout(total=timeout_s)
         try:
-            async with session.post(self.base_url + path, data=orjson.dumps(body),
-                                    **({"timeout": timeout} if timeout else {})) as response:
+            url, data = self.base_url + path, orjson.dumps(body)
+            # No timeout argument at all keeps the session's own (None would disable it).
+            request = (session.post(url, data=data, timeout=timeout) if timeout is not None
+                       else session.post(url, data=data))
+            async with request as response:
                 payload = await response.read()
-                return HttpResult(response.status, dict(response.headers), payload)
+                return HttpResult(response.status, response.headers, payload)
         except TimeoutError:
             total = timeout_s if timeout_s is not None else self._timeout.total
             return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s")
