@@ -21,7 +21,6 @@ from assay.judges.openai_compat import OpenAIWire
 from assay.judges.pricing import Pricing
 from assay.judges.secrets import url_credentials
 from assay.judges.specs import config_from, resolve_api_key
-from assay.judges.timeouts import DEFAULT_TIMEOUT_S
 from assay.judges.transport import Transport
 
 
@@ -53,7 +52,7 @@ def make_judge(
     transport = Transport(
         base_url,
         wire.static_headers(config),
-        config.timeout_s or DEFAULT_TIMEOUT_S,  # a fitted timeout is shorter (Judge)
+        config.timeout_s,  # None: each attempt is bounded by the judge's fitted timeout
         secret_headers=secret_headers,
         max_connections=0,
     )
