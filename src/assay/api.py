@@ -160,9 +160,14 @@ async def agrade(
     unchanged. ``budget``: a hard stop in USD (resume later with a larger one).
     ``executor="ray"`` makes the judge calls on ``workers`` Ray actors (of the cluster at
     ``ray_address``, or a local instance); the store stays with this process (see
-    :mod:`assay.distributed`).
+    :mod:`assay.distributed`). ``progress=True`` shows the command line's progress bar (on
+    stderr; see :mod:`assay.progress`); by default a run draws nothing.
     """
     where = {"executor": executor, "ray_address": ray_address, "workers": workers}
+    if progress:  # the command line's rich bar (the library itself never draws)
+        from assay.cli.progress import install
+
+        install()
     from assay.runs.runner import RunOptions, arun, restore
     from assay.runs.sources import read_responses
 

@@ -16,8 +16,13 @@ from typer.testing import CliRunner
 import assay
 from assay.cli import app
 from assay.runs.results import rescore_run
-from assay.score_table import ItemScore, ItemScores, mean_with_ci
-from assay.scoring import HealthBenchExampleScore, healthbench_report
+from assay.scoring import (
+    HealthBenchExampleScore,
+    ItemScore,
+    ItemScores,
+    healthbench_report,
+    mean_with_ci,
+)
 from assay.testing import FakeJudgeServer, Latency
 
 
@@ -129,7 +134,7 @@ def test_concurrency_sets_the_requests_in_flight_to_each_judge(tmp_path, rubric_
 
 
 def test_bootstrap_drawn_in_blocks_gives_the_same_figures_as_drawn_at_once(monkeypatch):
-    from assay import score_table
+    from assay.scoring import bootstrap
 
     rng = np.random.default_rng(5)
     values = list(rng.random(3001))
@@ -137,7 +142,7 @@ def test_bootstrap_drawn_in_blocks_gives_the_same_figures_as_drawn_at_once(monke
     examples = [HealthBenchExampleScore(f"e{i}", v, {"overall_score": v, "axis:x": v / 2})
                 for i, v in enumerate(values[:500])]
     report = healthbench_report(examples, seed=2)
-    monkeypatch.setattr(score_table, "BOOTSTRAP_CELLS", 7001)  # blocks of 2 rows, then 14
+    monkeypatch.setattr(bootstrap, "BOOTSTRAP_CELLS", 7001)  # blocks of 2 rows, then 14
     assert mean_with_ci(values, seed=3) == whole
     assert healthbench_report(examples, seed=2) == report
 

@@ -7,9 +7,10 @@ from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, s
 
 # Importing a command module registers its commands; keep these imports light.
 from assay.cli import files as _files  # noqa: F401  validate, convert, schema
-from assay.cli import generate as _generate  # noqa: F401  kb build|search, generate
+from assay.cli import generate as _generate  # noqa: F401  generate
 from assay.cli import grade as _grade  # noqa: F401  grade
 from assay.cli import judges as _judges  # noqa: F401  cache, fake-judge
+from assay.cli import kb as _kb  # noqa: F401  kb build|search
 from assay.cli import meta as _meta  # noqa: F401  meta-eval, discrimination, coverage
 from assay.cli import rag as _rag  # noqa: F401  rag grade|train|score|report
 from assay.cli import report as _report  # noqa: F401  report

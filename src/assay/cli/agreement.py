@@ -36,31 +36,30 @@ def agreement(
     κ, F1, accuracy and the score-level figures come with 95% percentile bootstrap CIs,
     resampling items (seeded); where a CI cannot be given, the JSON says why.
     """
-    from assay.cli.output import abstention_option, fail, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import dump_model, report
 
-    try:
+    def compute():
+        from assay.cli.output import abstention_option
         from assay.metrics.label_sources import labels_for
-        from assay.metrics.render import agreement_tables
         from assay.metrics.sources import read_source
         from assay.metrics.summary import agreement_summary
 
         abstention = abstention_option(abstain)
         verdicts, rubrics = read_source(source, rubric)
         human, label_rubrics = labels_for(source, labels)
-        rubrics = rubrics if rubrics is not None else label_rubrics
-        summary = agreement_summary(verdicts, human, rubrics, formula=formula,
-                                    abstention=abstention, seed=seed, n_resamples=bootstrap)
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    console = stdout()
-    for table in agreement_tables(summary, max_rows):
-        console.print(table)
-    console.print(f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed});"
-                  " a figure without one: see --json for why" if bootstrap else
-                  "no CIs (--bootstrap 0)", highlight=False, markup=False)
-    if json_out is not None:
-        json_out.write_text(summary.model_dump_json(indent=2))
+        return agreement_summary(verdicts, human, label_rubrics if rubrics is None else rubrics,
+                                 formula=formula, abstention=abstention, seed=seed,
+                                 n_resamples=bootstrap)
+
+    def show(summary):
+        from assay.cli.tables.agreement import agreement_tables
+
+        yield from agreement_tables(summary, max_rows)
+        yield (f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed}); "
+               "a figure without one: see --json for why" if bootstrap else
+               "no CIs (--bootstrap 0)")
+
+    report(compute, show, json_out=json_out, dump=dump_model)
 
 
 @app.command()
@@ -76,11 +75,10 @@ def compare(
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
 ) -> None:
     """Paired tests between two verdict sets on the same items (scores and verdicts)."""
-    from assay.cli.output import abstention_option, fail, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import dump_model, report
 
-    try:
-        from assay.metrics.render import comparison_tables
+    def compute():
+        from assay.cli.output import abstention_option
         from assay.metrics.sources import read_source, read_verdicts
         from assay.metrics.summary import comparison
 
@@ -94,13 +92,12 @@ def compare(
                                    "no item in common: a paired comparison needs the same items "
                                    "graded on both sides"))
         human = read_verdicts(labels) if labels is not None else None
-        report = comparison(a, b, rubrics, labels=human, formula=formula,
-                            abstention=abstention, seed=seed)
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    console = stdout()
-    for table in comparison_tables(report, str(source_a), str(source_b)):
-        console.print(table)
-    if json_out is not None:
-        json_out.write_text(report.model_dump_json(indent=2))
+        return comparison(a, b, rubrics, labels=human, formula=formula, abstention=abstention,
+                          seed=seed)
 
+    def show(comparison_report):
+        from assay.cli.tables.agreement import comparison_tables
+
+        return comparison_tables(comparison_report, str(source_a), str(source_b))
+
+    report(compute, show, json_out=json_out, dump=dump_model)

@@ -32,3 +32,6 @@ def _root(
     ),
 ) -> None:
     """Rubric-based evaluation of LLM answers, built first for clinical and health AI."""
+    from assay.cli.progress import install
+
+    install()  # jobs show rich progress bars unless a command's --quiet says otherwise

@@ -45,8 +45,7 @@ def _generate(args: dict[str, Any]):
 
 
 def _dry_run(args: dict[str, Any]) -> None:
-    from rich.table import Table
-
+    from assay.cli.tables.generate import estimate_table
     from assay.evidence import KnowledgeBase
     from assay.generate.estimate import estimate_generation
     from assay.generate.pipeline import GenerateConfig
@@ -61,29 +60,14 @@ def _dry_run(args: dict[str, Any]) -> None:
         queries, method=args["method"], model=model, kb=kb,
         config=GenerateConfig(method=args["method"], **_settings(args)),
         templates=load_templates(args["templates"]))
-    table = Table(title=f"dry run: {len(queries)} queries, method {args['method']} (no call made)")
-    for col in ("model", "calls", "prompt tokens (est.)", "completion tokens (est.)", "USD (est.)"):
-        table.add_column(col, justify="left" if col == "model" else "right")
-    usd = f"{estimate.usd:.4f}" if estimate.priced else "unpriced"
-    table.add_row(model, f"{estimate.n_calls:,}", f"{estimate.prompt_tokens:,}",
-                  f"{estimate.completion_tokens:,}", usd)
-    stdout().print(table)
+    stdout().print(estimate_table(estimate, model, n_queries=len(queries), method=args["method"]))
 
 
 def _finish(result, args: dict[str, Any]) -> None:
-    from rich.table import Table
+    from assay.cli.tables.generate import generation_table
 
     console = stdout()
-    table = Table(title=f"assay generate: {result.status}")
-    for col in ("queries done", "failed", "resumed", "calls", "prompt tokens", "completion tokens",
-                "USD", "wall s"):
-        table.add_column(col, justify="right")
-    t = result.totals
-    table.add_row(str(len(result.rubrics)), str(len(result.failed)), str(result.resumed),
-                  str(t.calls if t else 0), str(t.prompt_tokens if t else 0),
-                  str(t.completion_tokens if t else 0), f"{t.cost_usd if t else 0:.4f}",
-                  f"{result.wall_s:.1f}")
-    console.print(table)
+    console.print(generation_table(result))
     console.print(f"wrote {result.written} rubrics to {args['out']}"
                   + (f"  (job: {result.job_dir}; run the same command to resume)"
                      if result.job_dir else ""), highlight=False)

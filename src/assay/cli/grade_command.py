@@ -114,8 +114,7 @@ def _grade(args: dict[str, Any]):
         check_options(options)
         _dry_run(source, options)
         return None
-    console = stderr()
-    report = asyncio.run(arun(source, options, resume=args["resume"], console=console))
+    report = asyncio.run(arun(source, options, resume=args["resume"]))
     return report
 
 
@@ -157,7 +156,7 @@ def _dry_run(source, options) -> None:
 
 
 def _finish(report, args: dict[str, Any]) -> None:
-    from assay.runs.progress import summary_tables
+    from assay.cli.tables.run import summary_tables
 
     console = stdout()
     for table in summary_tables(report.scores, report.totals, status=report.status,

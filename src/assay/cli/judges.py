@@ -42,18 +42,10 @@ def cache_stats(
         }))
         return
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title=f"cache {stats.path}", show_header=False)
-    table.add_row("entries", str(stats.entries))
-    if ttl is not None:
-        table.add_row("expired", str(stats.expired))
-    table.add_row("size", f"{stats.size_bytes / 1024:.1f} KiB")
-    table.add_row("hits (lifetime)", str(stats.lifetime_hits))
-    table.add_row("misses (lifetime)", str(stats.lifetime_misses))
-    for model, count in sorted(stats.by_model.items()):
-        table.add_row(f"  model {model}", str(count))
-    Console().print(table)
+    from assay.cli.tables.judges import cache_table
+
+    Console().print(cache_table(stats, expired=ttl is not None))
 
 
 @cache_app.command("clear")

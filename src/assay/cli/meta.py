@@ -2,7 +2,7 @@
 
 HealthBench's grader-vs-physician meta-evaluation, near-miss discrimination with the stress
 test, and CIA coverage, from files and run directories. Tables go to the terminal
-(:mod:`assay.cli.meta_tables`); ``--json`` writes every figure, with the reason for any that is
+(:mod:`assay.cli.tables.meta`); ``--json`` writes every figure, with the reason for any that is
 undefined.
 """
 
@@ -35,10 +35,10 @@ def meta_eval(
     Overall and per category, next to the physicians' leave-one-out baseline, as simple-evals
     computes it.
     """
-    from assay.cli.output import fail, stderr, stdout
-    from assay.errors import AssayError, InputError, Issue
+    from assay.cli.command import Note, dump_data, print_all, report
 
-    try:
+    def compute():
+        from assay.errors import InputError, Issue
         from assay.metrics.healthbench_meta import (
             meta_eval_items,
             meta_evaluate_by_judge,
@@ -54,10 +54,9 @@ def meta_eval(
             from assay.rubric.io import write_items
 
             count = write_items(meta_eval_items(rows), to_items)
-            stderr().print(f"wrote {count} items ({len(rows)} rows) to {to_items}",
-                           highlight=False, markup=False)
+            print_all([Note(f"wrote {count} items ({len(rows)} rows) to {to_items}")])
         if grades is None:
-            return
+            return None
         verdicts = read_verdicts(grades)
         keys = {(r.item_id, r.criterion_id) for r in rows}
         unmatched = sum(1 for v in verdicts if (v.item_id, v.criterion_id) not in keys)
@@ -67,18 +66,18 @@ def meta_eval(
             raise InputError(Issue(str(grades), None, "item_id/criterion_id", (
                 f"no verdict of {', '.join(blind) or 'any judge'} matches a row of {meta.name}: "
                 "verdicts must use the rows' ids (write gradable items with --to-items)")))
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    from assay.cli.meta_tables import meta_eval_tables
+        return rows, reports, unmatched
 
-    if unmatched:
-        stderr().print(f"note: {unmatched} verdicts match no meta-eval row and were ignored",
-                       highlight=False, markup=False)
-    console = stdout()
-    for table in meta_eval_tables(rows, reports):
-        console.print(table)
-    if json_out is not None:
-        _write_json(json_out, {"n_rows": len(rows), "reports": reports})
+    def show(result):
+        from assay.cli.tables.meta import meta_eval_tables
+
+        rows, reports, unmatched = result
+        if unmatched:
+            yield Note(f"note: {unmatched} verdicts match no meta-eval row and were ignored")
+        yield from meta_eval_tables(rows, reports)
+
+    report(compute, show, json_out=json_out,
+           dump=lambda result: dump_data({"n_rows": len(result[0]), "reports": result[1]}))
 
 
 @app.command()
@@ -105,10 +104,10 @@ def discrimination(
     Per-pair deltas, majority-vote win/tie/loss, μΔ with a bootstrap CI, the paper's, the
     judge-vote and the true-label AUROCs, Detection Rate and Mean Penalty.
     """
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError, InputError, Issue
+    from assay.cli.command import dump_data, report
 
-    try:
+    def compute():
+        from assay.errors import InputError, Issue
         from assay.metrics.pairs import discrimination_summary
 
         if (pairs is None) == (good is None and degraded is None):
@@ -118,17 +117,16 @@ def discrimination(
             missing = "--degraded" if degraded is None else "--good"
             raise InputError(Issue(None, None, missing, "--good and --degraded go together"))
         near_miss = _pairs(pairs, good, degraded, rubric, formula, abstain)
-        summary = discrimination_summary(near_miss, n_bootstrap=n_bootstrap, seed=seed)
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    from assay.cli.meta_tables import discrimination_tables
+        return discrimination_summary(near_miss, n_bootstrap=n_bootstrap, seed=seed)
 
-    console = stdout()
-    for table in discrimination_tables(summary, max_rows):
-        console.print(table)
-    if json_out is not None:
-        _write_json(json_out, {"formula": None if pairs is not None else formula,
-                               **summary.model_dump(mode="json")})
+    def show(summary):
+        from assay.cli.tables.meta import discrimination_tables
+
+        return discrimination_tables(summary, max_rows)
+
+    report(compute, show, json_out=json_out,
+           dump=lambda summary: dump_data({"formula": None if pairs is not None else formula,
+                                           **summary.model_dump(mode="json")}))
 
 
 @app.command()
@@ -151,10 +149,10 @@ def coverage(
     The comparison runs McNemar's exact test on the paired gold points and the pooled
     two-proportion z-test.
     """
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError, InputError
+    from assay.cli.command import dump_data, report
 
-    try:
+    def compute():
+        from assay.errors import InputError
         from assay.metrics.coverage_gold import check_coverage_verdicts, coverage_summary
         from assay.metrics.sources import read_source, read_verdicts
 
@@ -167,17 +165,16 @@ def coverage(
             chosen.append(given)
         if issues:
             raise InputError(issues)
-        summary = coverage_summary(chosen[0], gold=gold, against=chosen[1] if against else None,
-                                   level=level)
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    from assay.cli.meta_tables import coverage_tables
+        return coverage_summary(chosen[0], gold=gold, against=chosen[1] if against else None,
+                                level=level)
 
-    console = stdout()
-    for table in coverage_tables(summary, str(verdicts), str(against) if against else None):
-        console.print(table)
-    if json_out is not None:
-        _write_json(json_out, summary.model_dump(mode="json"))
+    def show(summary):
+        from assay.cli.tables.meta import coverage_tables
+
+        return coverage_tables(summary, str(verdicts), str(against) if against else None)
+
+    report(compute, show, json_out=json_out,
+           dump=lambda summary: dump_data(summary.model_dump(mode="json")))
 
 
 def _pairs(pairs, good, degraded, rubric, formula, abstain):
@@ -215,15 +212,3 @@ def _lines(source: Path) -> list[int] | None:
     from assay.rubric.io.jsonl import iter_jsonl
 
     return None if source.is_dir() else [line for line, _ in iter_jsonl(source)]
-
-
-def _write_json(path: Path, data) -> None:
-    import orjson
-    from pydantic import BaseModel
-
-    def default(value):
-        if isinstance(value, BaseModel):
-            return value.model_dump(mode="json")
-        raise TypeError(type(value).__name__)
-
-    path.write_bytes(orjson.dumps(data, default=default, option=orjson.OPT_INDENT_2))

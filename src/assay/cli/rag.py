@@ -34,19 +34,20 @@ def rag_grade(
     """Grade each conversation's assistant turn(s): CF, CR, RA (and the RAGAS baselines)."""
     from pydantic import ValidationError
 
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError, InputError, Issue
+    from assay.cli.command import report
+    from assay.cli.output import fail
+    from assay.errors import InputError, Issue
     from assay.judges import check_judges, make_judge, run_sync
     from assay.rag.grading import RagOptions, grade_rag_async
     from assay.rag.items import read_rag_items
-    from assay.rag.render import averages_table
 
     try:
         options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf)
     except ValidationError as exc:
         fail(InputError([Issue(None, None, "--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
                          for e in exc.errors()]))
-    try:
+
+    def compute():
         conversations = read_rag_items(items)
 
         async def main():
@@ -67,12 +68,15 @@ def rag_grade(
                 if "cache" in extra:
                     extra["cache"].close()
 
-        run = run_sync(main())
-    except AssayError as exc:
-        fail(exc)
-    from assay.rag.validation import averages
+        return run_sync(main())
 
-    stdout().print(averages_table([averages(run.grades, run.manifest["config"]["judge"])]))
+    def show(run):
+        from assay.cli.tables.rag import averages_table
+        from assay.rag.validation import averages
+
+        return [averages_table([averages(run.grades, run.manifest["config"]["judge"])])]
+
+    run = report(compute, show)
     typer.echo(f"{len(run.grades)} graded, {len(run.failed)} failed -> {run.grades_path}")
     for item_id, reason in run.failed.items():
         typer.echo(f"  failed {item_id}: {reason}", err=True)
@@ -97,12 +101,12 @@ def rag_train(
     json_out: Path | None = typer.Option(None, "--json", help="Also write the report as JSON here."),
 ) -> None:
     """Cross-validate harm/helpfulness classifiers on [CF, CR, RA, scope]; save the best."""
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError, InputError, Issue
+    from assay.cli.command import dump_model, report
+    from assay.cli.output import fail
+    from assay.errors import InputError, Issue
     from assay.rag.classify import FAMILIES, labelled_set, save_model, train
     from assay.rag.grading import read_grades
     from assay.rag.items import read_rag_items
-    from assay.rag.render import train_table
 
     chosen = [f.strip() for f in families.split(",") if f.strip()]
     problems = [Issue(None, None, "--models", f"unknown family {f!r}; choose from "
@@ -115,20 +119,24 @@ def rag_train(
         problems.append(Issue(None, None, "--grades", "needed with --features judge"))
     if problems:
         fail(InputError(problems))
-    try:
+
+    def compute():
         conversations = read_rag_items(items)
         graded = read_grades(grades) if grades is not None else None
         data = labelled_set(conversations, graded, target, source)  # type: ignore[arg-type]
-        report, model = train(data, target=target, source=source, families=chosen,
-                              folds=folds, seed=seed, grid=grid)
-    except AssayError as exc:
-        fail(exc)
-    save_model(out, model, report)
-    stdout().print(train_table(report))
-    if json_out is not None:
-        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    typer.echo(f"{report.n} rows ({report.positives} {target}), {len(report.skipped)} skipped; "
-               f"saved {report.chosen} -> {out}")
+        trained, model = train(data, target=target, source=source, families=chosen,
+                               folds=folds, seed=seed, grid=grid)
+        save_model(out, model, trained)
+        return trained
+
+    def show(trained):
+        from assay.cli.tables.rag import train_table
+
+        return [train_table(trained)]
+
+    trained = report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
+    typer.echo(f"{trained.n} rows ({trained.positives} {target}), {len(trained.skipped)} skipped; "
+               f"saved {trained.chosen} -> {out}")
 
 
 @rag_app.command("score")
@@ -169,15 +177,13 @@ def rag_report_command(
 ) -> None:
     """The §8 validation report: Table 3 averages, CF vs RAGAS faithfulness against perceived
     faithfulness, judge-vs-human and across-judge agreement, hazards, classifiers."""
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import dump_model, report
     from assay.rag.classify import load_model
     from assay.rag.grading import read_grades
     from assay.rag.items import read_rag_items
-    from assay.rag.render import report_tables
     from assay.rag.validation import rag_report
 
-    try:
+    def compute():
         conversations = read_rag_items(items)
         runs = {}
         for path in grades:
@@ -185,11 +191,11 @@ def rag_report_command(
             name = graded[0].judge if graded else path.stem
             runs[name if name not in runs else f"{name} ({path})"] = graded
         models = [load_model(m) for m in model]
-        report = rag_report(conversations, runs, models=models, seed=seed)
-    except AssayError as exc:
-        fail(exc)
-    console = stdout()
-    for table in report_tables(report):
-        console.print(table)
-    if json_out is not None:
-        json_out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        return rag_report(conversations, runs, models=models, seed=seed)
+
+    def show(rag):
+        from assay.cli.tables.rag import report_tables
+
+        return report_tables(rag)
+
+    report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))

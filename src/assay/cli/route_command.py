@@ -98,15 +98,24 @@ def read_routings(path: Path) -> dict[str, set[str]]:
 
 
 def run_route_eval(**args: Any) -> None:
-    try:
-        _route_eval(args)
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
+    from assay.cli.command import dump_json, report
+
+    def show(result):
+        from assay.cli.tables.routing import route_eval_table
+
+        evaluation, n_leaves = result
+        yield route_eval_table(evaluation, n_leaves)
+        if evaluation.missing:
+            yield (f"{len(evaluation.missing)} expert queries were not routed: "
+                   f"{', '.join(evaluation.missing[:5])}")
+
+    json_out = None if args["json_out"] is None else Path(args["json_out"])
+    report(lambda: _route_eval(args), show, json_out=json_out,
+           dump=lambda result: dump_json(result[0].to_dict(), newline=True))
 
 
-def _route_eval(args: dict[str, Any]) -> None:
-    from rich.table import Table
-
+def _route_eval(args: dict[str, Any]):
+    """The evaluation of the routings against the experts, and the taxonomy's leaf count."""
     from assay.routing.data import resolve_taxonomy
     from assay.routing.evaluate import evaluate_routing, read_expert_selections
     from assay.rubric.io import read_taxonomy
@@ -121,27 +130,4 @@ def _route_eval(args: dict[str, Any]) -> None:
             branch_of[node.criterion.id] = path[args["branch_level"]].name
     evaluation = evaluate_routing(predicted, expert, universe=universe, branch_of=branch_of,
                                   scenario_of=scenarios)
-    table = Table(title=f"routing vs experts: {evaluation.pooled.queries} queries, "
-                        f"{len(universe)} leaves each")
-    for col in ("slice", "queries", "precision", "recall", "F1", "exact match", "accuracy"):
-        table.add_column(col, justify="left" if col == "slice" else "right")
-    rows = [("pooled (micro)", evaluation.pooled.as_dict())]
-    macro = evaluation.macro()
-    rows.append(("per-query mean", {**macro, "queries": evaluation.pooled.queries}))
-    rows += [(f"branch: {k}", v.as_dict()) for k, v in evaluation.by_branch.items()]
-    rows += [(f"scenario: {k}", v.as_dict()) for k, v in sorted(evaluation.by_scenario.items())]
-    for name, row in rows:
-        table.add_row(name, str(row["queries"]), *(_pct(row[k]) for k in (
-            "precision", "recall", "f1", "exact_match", "accuracy")))
-    console = stdout()
-    console.print(table)
-    if evaluation.missing:
-        console.print(f"{len(evaluation.missing)} expert queries were not routed: "
-                      f"{', '.join(evaluation.missing[:5])}", highlight=False)
-    if args["json_out"] is not None:
-        Path(args["json_out"]).write_text(json.dumps(evaluation.to_dict(), indent=2) + "\n",
-                                          encoding="utf-8")
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}"
+    return evaluation, len(universe)

@@ -99,53 +99,30 @@ def cia(
 
     Writes gold_atomic_points.jsonl, coverage.jsonl (what `assay coverage` reads) and cia.json.
     """
-    from assay.cli.output import fail, stderr, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import Note, report
 
-    try:
+    def compute():
         from assay.rubric_eval import arun_cia
 
-        result = _run(
-            arun_cia(
-                candidate,
-                gold,
-                judge=judge,
-                out=out,
-                against=against,
-                atomize_gold=atomize,
-                cache=cache,
-                budget_usd=budget,
-                level=level,
-                quiet=quiet,
-            )
-        )
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    from assay.cli.meta_tables import coverage_tables
+        return _run(arun_cia(candidate, gold, judge=judge, out=out, against=against,
+                             atomize_gold=atomize, cache=cache, budget_usd=budget, level=level,
+                             quiet=quiet))
 
-    console = stdout()
-    if result.summary is not None:
-        for table in coverage_tables(
-            result.summary, str(candidate), str(against) if against else None
-        ):
-            console.print(table)
-    notes = stderr()
-    points = sum(len(p) for p in result.points.values())
-    notes.print(
-        f"{points} gold points from {len(result.points)} queries "
-        f"({len(result.fallbacks)} without atomisation); outputs in {result.out}",
-        highlight=False,
-        markup=False,
-    )
-    for label, count in result.without_candidate.items():
-        if count:
-            notes.print(
-                f"note: {count} queries have no {label} rubric: their gold points count "
-                "as not covered",
-                highlight=False,
-                markup=False,
-            )
-    _exit_if_failed(result.failed)
+    def show(result):
+        from assay.cli.tables.meta import coverage_tables
+
+        if result.summary is not None:
+            yield from coverage_tables(result.summary, str(candidate),
+                                       str(against) if against else None)
+        points = sum(len(p) for p in result.points.values())
+        yield Note(f"{points} gold points from {len(result.points)} queries "
+                   f"({len(result.fallbacks)} without atomisation); outputs in {result.out}")
+        for label, count in result.without_candidate.items():
+            if count:
+                yield Note(f"note: {count} queries have no {label} rubric: their gold points "
+                           "count as not covered")
+
+    _exit_if_failed(report(compute, show).failed)
 
 
 @nearmiss_app.command("build")
@@ -183,46 +160,21 @@ def nearmiss_build(
     quiet: Quiet = False,
 ) -> None:
     """Build near-miss pairs: each reference answer with one critical fact broken."""
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import report
 
-    try:
+    def compute():
         from assay.rubric_eval import arun_build
 
-        result = _run(
-            arun_build(
-                gold,
-                judge=judge,
-                out=out,
-                references=references,
-                conversations=conversations,
-                pairs_path=pairs,
-                attempts=attempts,
-                cache=cache,
-                budget_usd=budget,
-                quiet=quiet,
-            )
-        )
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    table = _counts_table(result)
-    stdout().print(table)
-    _exit_if_failed(result.failed)
+        return _run(arun_build(gold, judge=judge, out=out, references=references,
+                               conversations=conversations, pairs_path=pairs, attempts=attempts,
+                               cache=cache, budget_usd=budget, quiet=quiet))
 
+    def show(result):
+        from assay.cli.tables.rubric_eval import pairs_table
 
-def _counts_table(result):
-    from rich.table import Table
+        return [pairs_table(result)]
 
-    table = Table(
-        title=f"{len(result.pairs)} near-miss pairs → {result.pairs_path}", title_justify="left"
-    )
-    table.add_column("made by / error type")
-    table.add_column("pairs", justify="right")
-    for method, count in sorted(result.methods.items()):
-        table.add_row(f"method {method}", str(count))
-    for kind, count in sorted(result.error_types.items()):
-        table.add_row(f"error {kind}", str(count))
-    return table
+    _exit_if_failed(report(compute, show).failed)
 
 
 @nearmiss_app.command("judge")
@@ -261,44 +213,30 @@ def nearmiss_judge(
     Writes pair_calls_NAME.jsonl per set (what `assay discrimination` reads) and
     discrimination.json.
     """
-    from assay.cli.output import fail, stderr, stdout
-    from assay.errors import AssayError, InputError, Issue
+    from assay.cli.command import Note, report
 
-    try:
+    def compute():
+        from assay.errors import InputError, Issue
+
         if totals not in ("hits", "judge"):
             raise InputError(Issue(None, None, "--totals", f"hits or judge, not {totals!r}"))
         from assay.rubric_eval import arun_judge
 
-        result = _run(
-            arun_judge(
-                pairs,
-                _named(rubrics, "--rubrics"),
-                judge=judge,
-                out=out,
-                trials=trials,
-                swap=swap,
-                totals=totals,  # type: ignore[arg-type]
-                n_bootstrap=n_bootstrap,
-                seed=seed,
-                cache=cache,
-                budget_usd=budget,
-                quiet=quiet,
-            )
-        )
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    from assay.cli.rubric_eval_tables import discrimination_overview
+        return _run(arun_judge(pairs, _named(rubrics, "--rubrics"), judge=judge, out=out,
+                               trials=trials, swap=swap, totals=totals,  # type: ignore[arg-type]
+                               n_bootstrap=n_bootstrap, seed=seed, cache=cache,
+                               budget_usd=budget, quiet=quiet))
 
-    stdout().print(discrimination_overview(result))
-    for name, skipped in result.without_rubric.items():
-        if skipped:
-            stderr().print(
-                f"note: {len(skipped)} pairs have no {name} rubric and were skipped",
-                highlight=False,
-                markup=False,
-            )
-    stderr().print(f"outputs in {result.out}", highlight=False, markup=False)
-    _exit_if_failed(result.failed)
+    def show(result):
+        from assay.cli.tables.rubric_eval import discrimination_overview
+
+        yield discrimination_overview(result)
+        for name, skipped in result.without_rubric.items():
+            if skipped:
+                yield Note(f"note: {len(skipped)} pairs have no {name} rubric and were skipped")
+        yield Note(f"outputs in {result.out}")
+
+    _exit_if_failed(report(compute, show).failed)
 
 
 @app.command()
@@ -347,54 +285,29 @@ def refine(
 ) -> None:
     """Rubric-guided refinement (seed 000 Table 3): critique → edit plan → rewrite, scored with
     the HealthBench grader against the gold rubrics; paired tests between conditions."""
-    from assay.cli.output import fail, stderr, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import Note, report
 
-    try:
+    def compute():
+        from assay.errors import InputError, Issue
         from assay.rubric_eval import arun_refine
 
         named = _named(rubrics or [], "--rubrics")
         if None in named.values():
-            from assay.errors import InputError, Issue
+            raise InputError(Issue(None, None, "--rubrics", "the no-rubric condition is the "
+                                   "self-critique control (on by default), not `none`"))
+        return _run(arun_refine(gold, base, named, judge=judge, out=out,  # type: ignore[arg-type]
+                                editor=editor, scorer=scorer, conversations=conversations,
+                                self_critique=self_critique, oracle=oracle, max_steps=max_steps,
+                                n_bootstrap=n_bootstrap, seed=seed, cache=cache,
+                                budget_usd=budget, quiet=quiet))
 
-            raise InputError(
-                Issue(
-                    None,
-                    None,
-                    "--rubrics",
-                    "the no-rubric condition is the "
-                    "self-critique control (on by default), not `none`",
-                )
-            )
-        result = _run(
-            arun_refine(
-                gold,
-                base,
-                named,
-                judge=judge,
-                out=out,  # type: ignore[arg-type]
-                editor=editor,
-                scorer=scorer,
-                conversations=conversations,
-                self_critique=self_critique,
-                oracle=oracle,
-                max_steps=max_steps,
-                n_bootstrap=n_bootstrap,
-                seed=seed,
-                cache=cache,
-                budget_usd=budget,
-                quiet=quiet,
-            )
-        )
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
-    from assay.cli.rubric_eval_tables import refine_tables
+    def show(result):
+        from assay.cli.tables.rubric_eval import refine_tables
 
-    console = stdout()
-    for table in refine_tables(result):
-        console.print(table)
-    stderr().print(f"outputs in {result.out}", highlight=False, markup=False)
-    _exit_if_failed(result.failed)
+        yield from refine_tables(result)
+        yield Note(f"outputs in {result.out}")
+
+    _exit_if_failed(report(compute, show).failed)
 
 
 @rubric_app.command("stats")
@@ -403,21 +316,21 @@ def rubric_stats_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Seed 000 §5.2's statistics: items, per query min/mean/max, negatives, Σ points, axes."""
-    from assay.cli.output import fail, stdout
-    from assay.errors import AssayError
+    from assay.cli.command import report
 
-    try:
+    def compute():
         from assay.rubric_eval import read_rubric_set, rubric_stats
 
-        stats = rubric_stats(read_rubric_set(path))
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
+        return rubric_stats(read_rubric_set(path))
+
+    def show(stats):
+        from assay.cli.tables.rubric_eval import stats_table
+
+        return [] if as_json else [stats_table(path.name, stats)]
+
+    stats = report(compute, show)
     if as_json:
         typer.echo(stats.model_dump_json(indent=2))
-        return
-    from assay.cli.rubric_eval_tables import stats_table
-
-    stdout().print(stats_table(path.name, stats))
 
 
 def _exit_if_failed(failed: dict[str, str]) -> None:

@@ -55,7 +55,7 @@ def score(
     Every option applies to a run directory or is refused with a message (--rubric and
     --items belong to verdict files: a run stores its rubrics and responses).
     """
-    from assay.cli.scoring_command import run_score
+    from assay.cli.score_command import run_score
 
     run_score(
         source=source, rubric=rubric, formula=formula, abstain=abstain, judge=judge,

@@ -71,7 +71,7 @@ def serve(
             print("assay serve: stopped", file=sys.stderr, flush=True)
 
         if replicas is not None:  # the same server, N copies on Ray Serve
-            from assay.distributed.serve_command import serve_replicas
+            from assay.cli.serve_replicas import serve_replicas
 
             serve_replicas({"judge": judge, "bank": None if bank == "none" else bank,
                             "select": select, "selector_judge": selector_judge,

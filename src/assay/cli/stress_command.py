@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +36,22 @@ def _make(args: dict[str, Any]) -> None:
 
 
 def run_stress(**args: Any) -> None:
-    try:
-        _stress(args)
-    except (AssayError, OSError, ValueError) as exc:
-        fail(exc)
+    from assay.cli.command import dump_json, report
+
+    def show(result):
+        from assay.cli.tables.routing import stress_table
+
+        return [stress_table(result[0])]
+
+    def dump(result):
+        figures, scores, calls, _ = result
+        return dump_json({"conditions": {k: r.model_dump(mode="json") for k, r in figures.items()},
+                          "scores": scores, "routing": calls}, newline=True)
+
+    json_out = None if args["json_out"] is None else Path(args["json_out"])
+    issues = report(lambda: _stress(args), show, json_out=json_out, dump=dump)[3]
+    if issues:
+        print_issues(issues)
 
 
 def _conditions(values: list[str]) -> dict[str, Path]:
@@ -60,9 +71,9 @@ def _conditions(values: list[str]) -> dict[str, Path]:
     return out
 
 
-def _stress(args: dict[str, Any]) -> None:
-    from rich.table import Table
-
+def _stress(args: dict[str, Any]):
+    """The stress figures per perturbation, each condition's item scores and routing summary,
+    and the issues met."""
     from assay.api import templates_for
     from assay.metrics import stress_test
     from assay.routing.data import resolve_taxonomy
@@ -97,21 +108,4 @@ def _stress(args: dict[str, Any]) -> None:
         calls[name] = result.summary
     figures = {kind: stress_test(scores["clean"], scores[kind]) for kind in scores
                if kind != "clean"}
-    table = Table(title="oracle stress test (graded against the clean context)")
-    for col in ("perturbation", "items", "DR %", "95% CI", "ΔMP %", "ΔMP of means %"):
-        table.add_column(col, justify="left" if col == "perturbation" else "right")
-    for kind, report in figures.items():
-        dr, mp, mpm = report.detection_rate, report.mean_penalty, report.mean_penalty_of_means
-        ci = f"[{dr.ci.low:.1f}, {dr.ci.high:.1f}]" if dr.ci is not None else ""
-        table.add_row(kind, str(report.n), _num(dr.value), ci, _num(mp.value), _num(mpm.value))
-    stdout().print(table)
-    if args["json_out"] is not None:
-        payload = {"conditions": {k: r.model_dump(mode="json") for k, r in figures.items()},
-                   "scores": scores, "routing": calls}
-        Path(args["json_out"]).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    if issues:
-        print_issues(issues)
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
+    return figures, scores, calls, issues

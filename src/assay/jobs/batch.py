@@ -22,10 +22,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, TypeVar
 
 from assay.errors import AssayError
 from assay.jobs.store import CallStore, CallTotals
+from assay.progress import batch_progress
 
 T = TypeVar("T")
 
@@ -66,7 +67,7 @@ async def run_batch(
     done = store.results()
     outcome: BatchResult[T] = BatchResult(resumed=sum(i in done for i in ids))
     gate = asyncio.Semaphore(max_items)
-    progress = _progress(label, len(items), quiet)
+    progress = batch_progress(label, len(items), quiet=quiet)
 
     async def one(item: T, key: str) -> None:
         async with gate:
@@ -88,43 +89,3 @@ async def run_batch(
     outcome.results = {key: done[key] for key in ids if key in done}
     outcome.totals = store.totals()
     return outcome
-
-
-class _Quiet:
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def advance(self) -> None:
-        pass
-
-
-class _Bar(_Quiet):
-    def __init__(self, label: str, total: int):
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self._progress = Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), transient=False)
-        self._task = self._progress.add_task(label, total=total)
-
-    def __enter__(self) -> Self:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
-
-    def advance(self) -> None:
-        self._progress.advance(self._task)
-
-
-def _progress(label: str, total: int, quiet: bool) -> _Quiet:
-    return _Quiet() if quiet else _Bar(label, total)

@@ -1,6 +1,6 @@
 """Score-level agreement: per-item scores of a judge against per-item reference scores.
 
-Per-item scores come from the one scoring core (:func:`assay.scoring.score_rubric`) via
+Per-item scores come from the one item scorer (:class:`assay.scoring.ItemScorer`) via
 :func:`item_scores`; this module never computes a score itself. Given two score maps it reports
 Pearson r, Spearman ρ, Kendall τ-b (SciPy), RMSE, MAE and the bias (mean predicted − true;
 > 0 means the judge is lenient) with a paired t-test of "bias = 0" (``scipy.stats.ttest_rel``).
@@ -96,24 +96,22 @@ def item_scores(
     formula: str = "autorubric",
     abstention: Any = None,
 ) -> dict[str, float | None]:
-    """Each item's score by the scoring core (``assay.scoring.score_rubric``).
+    """Each item's score by the one item scorer (:class:`assay.scoring.ItemScorer`).
 
-    Items without a rubric in ``criteria_by_item`` are skipped. ``abstention`` is an
-    ``assay.scoring.Abstention`` (default: the core's default). Verdicts are grouped by the
-    same rule as every other scorer (:func:`assay.score_table.group_by_item`): two verdicts on
-    one criterion of one item are an error, never "the last one wins".
+    Items without a rubric in ``criteria_by_item`` are skipped, and verdicts on criteria an
+    item's rubric lacks are left out (an inferred rubric has no multi-choice criteria).
+    ``abstention`` is an ``assay.scoring.Abstention`` (default: the scorer's default). Verdicts
+    are grouped by the same rule as every other scorer (:func:`assay.scoring.group_by_item`):
+    two verdicts on one criterion of one item are an error, never "the last one wins".
     """
-    from assay.score_table import group_by_item
-    from assay.scoring import Abstention, score_rubric
+    from assay.scoring import Abstention, ItemScorer, group_by_item
 
-    abstention = abstention if abstention is not None else Abstention()
+    scorer = ItemScorer(formula, abstention if abstention is not None else Abstention())
     scores: dict[str, float | None] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for item_id, mine in group_by_item(verdicts).items():
             criteria = criteria_by_item.get(item_id)
             if criteria:
-                scores[item_id] = score_rubric(
-                    criteria, mine, formula=formula, abstention=abstention
-                ).score
+                scores[item_id] = scorer.score(criteria, mine).score
     return scores

@@ -14,14 +14,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from assay.errors import InputError, Issue
 from assay.metrics.labels import CriterionInfo
 from assay.rubric.criterion import Criterion
 from assay.rubric.rubric import Rubric
+from assay.scoring.rubrics import ItemRubrics
 from assay.verdict import Verdict
 
 
@@ -99,31 +99,16 @@ def read_source(path: str | Path, rubric: str | Path | None = None) -> tuple[lis
     return verdicts, (run_rubrics(path) if path.is_dir() else None)
 
 
-@dataclass
-class Rubrics:
-    """The criteria of each item: a shared rubric and/or per-item rubrics."""
-
-    shared: Rubric | None = None
-    per_item: dict[str, Rubric] = field(default_factory=dict)
-
-    def criteria(self, item_id: str) -> Sequence[Criterion] | None:
-        rubric = self.per_item.get(item_id, self.shared)
-        return rubric.criteria if rubric is not None else None
-
-    def criteria_by_item(self, item_ids: Iterable[str]) -> dict[str, Sequence[Criterion]]:
-        out = {}
-        for item_id in item_ids:
-            criteria = self.criteria(item_id)
-            if criteria is not None:
-                out[item_id] = criteria
-        return out
+class Rubrics(ItemRubrics):
+    """The criteria of each item (the one lookup, :class:`assay.scoring.ItemRubrics`), with
+    the metrics' per-verdict criterion lookup."""
 
     def lookup(self, verdicts: Iterable[Verdict]) -> dict[tuple[str, str], CriterionInfo]:
         """(item, criterion) → CriterionInfo for every verdict whose criterion is known."""
         cache: dict[int, dict[str, CriterionInfo]] = {}
         out: dict[tuple[str, str], CriterionInfo] = {}
         for v in verdicts:
-            rubric = self.per_item.get(v.item_id, self.shared)
+            rubric = self.rubric(v.item_id)
             if rubric is None:
                 continue
             infos = cache.get(id(rubric))

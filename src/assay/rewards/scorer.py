@@ -5,9 +5,9 @@ picks each prompt's criteria (given with the item, or from the scorer's criteria
 bank — Health-SCORE Non-Adaptive — or a :class:`~assay.bank.CriterionSelector` — Adaptive,
 cached by prompt), grades only the final answer (the text after the last ``</think>``; spec
 §3.1) against each criterion, one judge call per criterion, through the judges layer (cache,
-limits, retries, cost, budget), and turns the verdicts into the paper's reward with
-:func:`assay.scoring.score_rubric` (``formula="reward"``: +1 met desirable, −1 met undesirable,
-0 unmet, normalised by ``normalization``; spec §3.2).
+limits, retries, cost, budget), and turns the verdicts into the paper's reward with the one
+item scorer, :class:`assay.scoring.ItemScorer` (``formula="reward"``: +1 met desirable, −1 met
+undesirable, 0 unmet, normalised by ``normalization``; spec §3.2).
 
 A failed judge call counts as "not met" (spec §3.2: "retry, then fall back to not met"); the
 failure is reported on the result. A completion whose criteria are all failures, or a prompt
@@ -43,7 +43,7 @@ from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.judges.judge import Judge
 from assay.judges.types import JudgeRequest
 from assay.rubric import Criterion, Item, Rubric
-from assay.scoring import AbstainStrategy, Abstention, RewardNormalization, score_rubric
+from assay.scoring import AbstainStrategy, Abstention, ItemScorer, RewardNormalization
 from assay.verdict import Verdict
 
 Template = Literal["healthbench", "assay"]
@@ -210,9 +210,9 @@ class RewardScorer:
         met = {cid: v.verdict is not None and v.verdict.value == "MET" for cid, v in verdicts.items()}
         if not chosen or not verdicts:
             return RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen], met, failed)
-        result = score_rubric(chosen, verdicts, formula="reward",
-                              abstention=Abstention(AbstainStrategy.ZERO),
-                              reward_normalization=self.normalization)
+        scorer = ItemScorer("reward", Abstention(AbstainStrategy.ZERO),
+                            reward_normalization=self.normalization)
+        result = scorer.score(chosen, verdicts)
         return RewardResult(result.score, result.raw, graded.response or "",
                             [c.id for c in chosen], met, failed)
 

@@ -4,8 +4,8 @@ Items are pulled from an iterator one at a time, so a file of any size is graded
 memory: at most ``concurrency`` calls are outstanding and only the items they belong to are held.
 Each judge enforces its own limits (requests in flight, RPM, TPM); the engine's window is
 independent of them and wide enough to saturate them (at least :data:`MIN_WINDOW` calls, and
-four times the judges' in-flight limits). A call already finished in the store (on resume) is skipped; an
-item whose calls all finished is skipped without planning. When the shared budget runs out the
+four times the judges' in-flight limits). A call already finished in the store (on resume) is
+skipped; an item whose calls all finished is skipped without planning. When the shared budget runs out the
 engine stops scheduling, lets in-flight calls end, and reports ``budget``; resuming with a larger
 budget continues where it stopped.
 """
@@ -16,13 +16,14 @@ import asyncio
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from assay.errors import AssayError, Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.logs import get_logger
+from assay.progress import QuietProgress, RunProgress
 from assay.rubric import Item, Rubric
 from assay.runs.store import COMMIT_AFTER_S, CallRecord, RunStore
 from assay.verdict import Verdict
@@ -31,20 +32,6 @@ log = get_logger("assay.runs")  # scrubs secrets from every record
 # What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
 STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
 MIN_WINDOW = 256  # calls the engine keeps outstanding, whatever the judges' in-flight limits
-
-
-class Progress(Protocol):
-    def item_started(self, n_calls: int) -> None: ...
-    def item_skipped(self) -> None: ...
-    def call_done(self, *, cached: bool, errors: int, cost_usd: float) -> None: ...
-    def item_done(self) -> None: ...
-
-
-class _NoProgress:
-    def item_started(self, n_calls: int) -> None: ...
-    def item_skipped(self) -> None: ...
-    def call_done(self, *, cached: bool, errors: int, cost_usd: float) -> None: ...
-    def item_done(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -76,7 +63,7 @@ class Engine:
         *,
         rubric: Rubric | None = None,
         concurrency: int | None = None,
-        progress: Progress | None = None,
+        progress: RunProgress | None = None,
     ):
         self.store = store
         self.grader = grader
@@ -86,7 +73,7 @@ class Engine:
         # Calls waiting out a retry delay (a 429's Retry-After, a backoff) hold a place in the
         # window but no request slot: four times the judges' in-flight limits keeps them busy.
         self.concurrency = concurrency or max(MIN_WINDOW, 4 * limit)
-        self.progress = progress or _NoProgress()
+        self.progress = progress or QuietProgress()
         self._pending: dict[str, int] = {}
         self._stop: str | None = None
         self._store_error: BaseException | None = None

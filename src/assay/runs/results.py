@@ -22,15 +22,16 @@ from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.grading.aggregate import Aggregated, Aggregation, Vote, aggregate
-from assay.rubric import Criterion, Item, Rubric
+from assay.rubric import Item, Rubric
 from assay.runs.store import RunStore
-from assay.score_table import ScoreTable, ScoreTableBuilder, mean_with_ci
 from assay.scoring import (
     Abstention,
     HealthBenchReport,
     LengthPenalty,
     RewardNormalization,
-    score_rubric,
+    ScoreTable,
+    ScoreTableBuilder,
+    mean_with_ci,
 )
 
 
@@ -101,7 +102,7 @@ def _clipped_stat(mean: float, n: int, std: float) -> Stat:
 
 @dataclass
 class RunScores:
-    """What a run scored: the scoring core's :class:`~assay.score_table.ScoreTable` (per-item
+    """What a run scored: the scoring core's :class:`~assay.scoring.ScoreTable` (per-item
     scores, mean with a bootstrap CI, the official HealthBench report for that formula) plus the
     breakdowns by axis and theme and the judges' mean agreement."""
 
@@ -190,12 +191,8 @@ def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> 
         for tag in item.tags:
             if tag.startswith("theme:"):
                 theme_values[tag.removeprefix("theme:")].append(result.score)
-        for axis, subset in _by_axis(rubric).items():
-            sub = score_rubric(subset, verdicts, formula=scoring.formula,
-                               abstention=scoring.abstention,
-                               reward_normalization=scoring.reward_normalization).score
-            if sub is not None:
-                axis_values[axis].append(sub)
+        for axis, sub in builder.scorer.axis_scores(rubric.criteria, verdicts).items():
+            axis_values[axis].append(sub)
     table = builder.build()
     report = table.healthbench
     if report is not None:
@@ -210,17 +207,9 @@ def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> 
     return RunScores(scoring, table, by_axis, by_theme, agreement)
 
 
-def _by_axis(rubric: Rubric) -> dict[str, list[Criterion]]:
-    axes: dict[str, list[Criterion]] = defaultdict(list)
-    for c in rubric.criteria:
-        if c.axis:
-            axes[c.axis].append(c)
-    return {axis: subset for axis, subset in axes.items() if any(c.weight > 0 for c in subset)}
-
-
 def rescore(run: str | Path, **settings: Any) -> ScoreTable:
     """Rescore a stored run with other settings; makes no model call. Takes the settings of
-    :func:`rescore_run` and returns the scoring core's :class:`~assay.score_table.ScoreTable`
+    :func:`rescore_run` and returns the scoring core's :class:`~assay.scoring.ScoreTable`
     (:func:`rescore_run` gives the full :class:`RunScores` with breakdowns)."""
     return rescore_run(run, **settings).table
 

@@ -26,6 +26,7 @@ from assay.errors import AssayError, ConfigError
 from assay.grading.aggregate import Aggregation
 from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
 from assay.grading.grader import Grader, GradingConfig
+from assay.progress import RunProgress, run_progress
 from assay.rubric import Rubric
 from assay.runs.engine import (
     STORE_WRITE_ERRORS,
@@ -37,7 +38,6 @@ from assay.runs.engine import (
 from assay.runs.labels import store_labels
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
-from assay.runs.progress import QuietProgress, RichProgress
 from assay.runs.results import RunScores, Scoring, score_run
 from assay.runs.sources import ItemSource, file_sha256
 from assay.runs.store import RunStore, Totals, rubric_hash
@@ -249,8 +249,11 @@ def new_run_dir(options: RunOptions) -> Path:
 
 
 async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | None = None,
-               console: Any = None, progress: Any = None) -> RunReport:
+               progress: RunProgress | None = None) -> RunReport:
     """Grade ``source`` with ``options`` (or continue the run ``resume``); see the module doc.
+
+    ``progress`` watches the run; by default the display installed in :mod:`assay.progress`
+    (silent with ``options.quiet`` or none installed).
 
     Everything that can be checked is checked before the run directory is made: settings,
     output paths, rubrics, the judges' endpoints (one real request each). Then the run
@@ -325,7 +328,7 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         raise
     try:
         return await _grade(store, source, items, options, config, judge_configs, judges,
-                            weights, pools, grading, console, progress, cache, pool)
+                            weights, pools, grading, progress, cache, pool)
     finally:
         lock.release()
 
@@ -333,8 +336,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
 async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], options: RunOptions,
                  config: dict[str, Any],
                  judge_configs: list[Any], judges: list[Any], weights: list[float],
-                 pools: dict[str, list[Example]], grading: GradingConfig, console: Any,
-                 progress: Any, cache: Any, pool: Any = None) -> RunReport:
+                 pools: dict[str, list[Example]], grading: GradingConfig,
+                 progress: RunProgress | None, cache: Any, pool: Any = None) -> RunReport:
     run_dir = Path(store.path).parent
     store_labels(run_dir, source.human_labels())
     sessions = _sessions(store)
@@ -345,7 +348,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         slots = remote_slots(slots, judge_configs, pool)
     grader = Grader(grading, example_pools=pools)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
-        progress = QuietProgress() if options.quiet else RichProgress(source.total(), console=console)
+        progress = run_progress(source.total(), quiet=options.quiet)
     # Locally --concurrency sets each judge's requests in flight (see arun); on Ray the workers
     # keep their own limits and it bounds the calls the engine keeps outstanding, as before.
     engine = Engine(store, grader, slots, rubric=options.rubric,

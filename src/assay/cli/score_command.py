@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from assay.cli.output import abstention_option, fail, stdout
-from assay.errors import AssayError, InputError, Issue
+from assay.cli.command import dump_json, report
+from assay.cli.output import abstention_option
+from assay.errors import InputError, Issue
 from assay.rubric import Item, Rubric
-from assay.score_table import ScoreTable, score_items
-from assay.scoring import FORMULAS, Abstention, LengthPenalty
+from assay.scoring import FORMULAS, Abstention, ItemRubrics, LengthPenalty, ScoreTable, score_items
 from assay.verdict import read_verdicts
 
 
@@ -19,8 +18,8 @@ def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain
               json_out: Path | None, export: list[Path] = (), votes: bool = False) -> None:
     """Settings left as None keep a run's own (or take the file defaults); a setting that
     cannot apply is refused, never ignored."""
-    exported: list[str] = []
-    try:
+
+    def compute() -> tuple[ScoreTable, list[str]]:
         if formula is not None and formula not in FORMULAS:
             raise InputError(Issue(None, None, "--formula",
                                    f"unknown formula {formula!r} (known: {', '.join(FORMULAS)})"))
@@ -28,23 +27,23 @@ def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain
         penalty = _parse(lambda: _length_penalty(length_penalty), "--length-penalty")
         if source.is_dir():
             _refuse_file_options(source, rubric=rubric, items=items)
-            table, exported = _rescore_run(
+            return _rescore_run(
                 source, formula=formula, abstention=abstention, aggregate=aggregate, seed=seed,
                 reward_normalization=reward_normalization, penalty=penalty, judge=judge,
                 export=export, votes=votes)
-        else:
-            _refuse_run_options(source, aggregate=aggregate, export=export, votes=votes)
-            table = _score_file(source, rubric, formula=formula or "autorubric",
-                                abstention=abstention or Abstention(), judge=judge,
-                                reward_normalization=reward_normalization, penalty=penalty,
-                                items=items, seed=0 if seed is None else seed)
-    except (AssayError, OSError) as exc:
-        fail(exc)
-    print_table(table)
-    for line in exported:
-        stdout().print(line, highlight=False)
-    if json_out is not None:
-        json_out.write_text(json.dumps(table.to_dict(), indent=2))
+        _refuse_run_options(source, aggregate=aggregate, export=export, votes=votes)
+        return _score_file(source, rubric, formula=formula or "autorubric",
+                           abstention=abstention or Abstention(), judge=judge,
+                           reward_normalization=reward_normalization, penalty=penalty,
+                           items=items, seed=0 if seed is None else seed), []
+
+    def show(result: tuple[ScoreTable, list[str]]):
+        from assay.cli.tables.score import score_tables
+
+        table, exported = result
+        return [*score_tables(table), *exported]
+
+    report(compute, show, json_out=json_out, dump=lambda result: dump_json(result[0].to_dict()))
 
 
 def _refuse_file_options(run: Path, *, rubric: Path | None, items: Path | None) -> None:
@@ -78,13 +77,13 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
         verdicts = [v for v in verdicts if v.judge == judge]
         if not verdicts:
             raise InputError(Issue(str(source), None, "judge", f"no verdicts from judge {judge!r}"))
-    rubric_for, tags, responses = _rubrics(rubric_path)
+    rubrics, tags, responses = _rubrics(rubric_path)
     if items is not None:
         responses = {i.id: i.response or "" for i in _load_items(items)}
     if penalty is not None and not responses:
         raise InputError(Issue(None, None, "--length-penalty",
                                "needs the responses: pass --items (or an items file as --rubric)"))
-    return score_items(verdicts, rubric_for, formula=formula, abstention=abstention,
+    return score_items(verdicts, rubrics, formula=formula, abstention=abstention,
                        length_penalty=penalty, responses=responses,
                        reward_normalization=reward_normalization or "minmax", example_tags=tags,
                        seed=seed)
@@ -103,9 +102,8 @@ def _rubrics(path: Path):
             by_id[item.id] = item.rubric
         tags = {i.id: list(i.tags) for i in loaded}
         responses = {i.id: i.response for i in loaded if i.response is not None}
-        return by_id.__getitem__, tags, responses
-    single = read_rubric(path)
-    return (lambda _item_id: single), None, {}
+        return ItemRubrics(per_item=by_id), tags, responses
+    return ItemRubrics(shared=read_rubric(path)), None, {}
 
 
 def _load_items(path: Path) -> list[Item]:
@@ -160,28 +158,3 @@ def _length_penalty(text: str | None) -> LengthPenalty | None:
     free, cap = int(parts[0]), int(parts[1])
     rest = [float(p) for p in parts[2:]]
     return LengthPenalty(free, cap, *rest)
-
-
-def print_table(table: ScoreTable) -> None:
-    from rich.table import Table
-
-    console = stdout()
-    if table.healthbench is not None:
-        report = table.healthbench
-        hb = Table(title="HealthBench (official: clipped mean, bootstrap std)")
-        for column in ("metric", "score", "bootstrap std", "n"):
-            hb.add_column(column, justify="left" if column == "metric" else "right")
-        hb.add_row("overall", f"{report.overall:.4f}", f"{report.bootstrap_std:.4f}",
-                   str(report.n))
-        for group, stats in (("axis", report.by_axis), ("theme", report.by_theme)):
-            for name, stat in sorted(stats.items()):
-                hb.add_row(f"{group}:{name}", f"{stat.mean:.4f}", f"{stat.bootstrap_std:.4f}",
-                           str(stat.n_samples))
-        console.print(hb)
-    summary = Table(title=f"Scores ({table.formula})")
-    for column in ("items", "scored", "mean", "95% CI"):
-        summary.add_column(column, justify="right")
-    ci = ("-" if table.ci_low is None else f"[{table.ci_low:.4f}, {table.ci_high:.4f}]")
-    summary.add_row(str(len(table.items)), str(len(table.items) - table.n_unscored),
-                    "-" if table.mean is None else f"{table.mean:.4f}", ci)
-    console.print(summary)

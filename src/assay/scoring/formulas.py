@@ -1,4 +1,8 @@
-"""Every score formula of Assay, in one place: the one scoring core all callers use.
+"""Every score formula of Assay: per-criterion values, abstentions, the item formulas.
+
+HealthBench's per-example breakdown and its clipped aggregate live in
+:mod:`assay.scoring.healthbench`; the one item scorer every caller uses is
+:class:`assay.scoring.ItemScorer`.
 
 A score starts from per-criterion *values*. :func:`criterion_value` turns one criterion and its
 verdict into a value in [0, 1] — MET is 1, UNMET is 0, a multi-choice option gives its own
@@ -58,10 +62,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
@@ -280,162 +284,4 @@ def _clamp(x: float) -> float:
 def _mismatch(verdict: Verdict, message: str) -> InputError:
     return InputError(
         Issue(None, None, f"verdict[{verdict.item_id}/{verdict.criterion_id}]", message)
-    )
-
-
-# --- HealthBench: per-example scores, then the clipped mean with its bootstrap std ----------
-
-
-@dataclass(frozen=True, slots=True)
-class HealthBenchExampleScore:
-    """One example's HealthBench metrics, named as simple-evals names them.
-
-    ``metrics`` holds ``overall_score``, one entry per example tag (each equal to the overall
-    score) and one per rubric tag present (that tag's criteria rescored alone; tags whose
-    criteria have no positive points are left out).
-    """
-
-    example_id: str
-    score: float
-    metrics: dict[str, float] = field(default_factory=dict)
-
-
-def healthbench_example(
-    criteria: Sequence[Criterion],
-    verdicts: Mapping[str, Verdict],
-    example_tags: Iterable[str] = (),
-    *,
-    abstention: Abstention = Abstention(),
-    example_id: str = "",
-) -> HealthBenchExampleScore:
-    """Score one HealthBench example exactly as simple-evals' ``grade_sample`` does."""
-
-    def score_of(subset: Sequence[Criterion]) -> float | None:
-        return score_rubric(subset, verdicts, formula="healthbench", abstention=abstention).score
-
-    overall = score_of(criteria)
-    if overall is None:
-        raise InputError(
-            Issue(None, None, f"example[{example_id}]", "no positive points to score against")
-        )
-    metrics: dict[str, float] = {"overall_score": overall}
-    for tag in example_tags:
-        metrics[tag] = overall
-    by_tag: dict[str, list[Criterion]] = {}
-    for criterion in criteria:
-        for tag in dict.fromkeys(criterion.tags):
-            by_tag.setdefault(tag, []).append(criterion)
-    for tag, subset in by_tag.items():
-        tag_score = score_of(subset)
-        if tag_score is not None:
-            metrics[tag] = tag_score
-    return HealthBenchExampleScore(example_id, overall, metrics)
-
-
-@dataclass(frozen=True, slots=True)
-class ClippedMean:
-    """A HealthBench aggregate: the mean clipped to [0, 1], its bootstrap std and n."""
-
-    mean: float
-    bootstrap_std: float
-    n_samples: int
-
-
-@dataclass(frozen=True, slots=True)
-class HealthBenchReport:
-    """The official HealthBench result.
-
-    ``overall`` is the clipped mean of the example scores; ``metrics`` is the flat dict that
-    simple-evals reports (``overall_score``, ``overall_score:n_samples``,
-    ``overall_score:bootstrap_std``, and the same three for every tag); ``by_axis`` and
-    ``by_theme`` pick out the ``axis:`` rubric tags and the ``theme:`` example tags.
-    """
-
-    overall: float
-    bootstrap_std: float
-    n: int
-    metrics: dict[str, float]
-    by_axis: dict[str, ClippedMean]
-    by_theme: dict[str, ClippedMean]
-
-
-class HealthBenchValues:
-    """Example metrics gathered as they come, one compact column per metric name, for
-    :func:`healthbench_report` (a run's scoring adds 100,000 examples without keeping them)."""
-
-    def __init__(self) -> None:
-        from array import array
-
-        self._array = array
-        self.columns: dict[str, Any] = {}
-
-    def add(self, example: HealthBenchExampleScore) -> None:
-        columns = self.columns
-        for name, value in example.metrics.items():
-            column = columns.get(name)
-            if column is None:
-                column = columns[name] = self._array("d")
-            column.append(value)
-        score = columns.get("score")
-        if score is None:
-            score = columns["score"] = self._array("d")
-        score.append(example.score)
-
-    def __bool__(self) -> bool:
-        return bool(self.columns)
-
-    def report(self, *, n_bootstrap: int = 1000, seed: int = 0) -> HealthBenchReport:
-        return _clipped_report(self.columns, n_bootstrap=n_bootstrap, seed=seed)
-
-
-def healthbench_report(
-    examples: Iterable[HealthBenchExampleScore], *, n_bootstrap: int = 1000, seed: int = 0
-) -> HealthBenchReport:
-    """Aggregate example scores as simple-evals' ``_aggregate_get_clipped_mean`` does.
-
-    The bootstrap draws ``n_bootstrap`` resamples of each metric's values and takes the
-    (population) std of their clipped means. simple-evals draws from NumPy's unseeded global
-    generator; here one ``numpy.random.RandomState(seed)`` is consumed in the same order, so
-    the figures equal simple-evals' after ``numpy.random.seed(seed)`` and are reproducible.
-    """
-    values = HealthBenchValues()
-    for example in examples:
-        values.add(example)
-    return values.report(n_bootstrap=n_bootstrap, seed=seed)
-
-
-def _clipped_report(name2values: Mapping[str, Sequence[float]], *, n_bootstrap: int,
-                    seed: int) -> HealthBenchReport:
-    import numpy as np
-
-    from assay.score_table import bootstrap_means
-
-    if not name2values:
-        raise InputError("no HealthBench examples to aggregate")
-    rng = np.random.RandomState(seed)
-    stats: dict[str, ClippedMean] = {}
-    for name, values in name2values.items():
-        array = np.asarray(values, dtype=float)
-        n = len(array)
-        means = np.clip(bootstrap_means(array, n_bootstrap,
-                                        lambda rows, n=n: rng.randint(0, n, size=(rows, n))), 0, 1)
-        stats[name] = ClippedMean(
-            float(np.clip(array.mean(), 0, 1)), float(np.std(means)), len(array)
-        )
-
-    score = stats.pop("score")
-    metrics: dict[str, float] = {}
-    for name, stat in stats.items():
-        metrics[name] = stat.mean
-        metrics[f"{name}:n_samples"] = stat.n_samples
-        metrics[f"{name}:bootstrap_std"] = stat.bootstrap_std
-    return HealthBenchReport(
-        overall=score.mean,
-        bootstrap_std=score.bootstrap_std,
-        n=score.n_samples,
-        metrics=metrics,
-        by_axis={k.removeprefix("axis:"): v for k, v in stats.items() if k.startswith("axis:")},
-        by_theme={
-            k.removeprefix("theme:"): v for k, v in stats.items() if k.startswith("theme:")
-        },
     )

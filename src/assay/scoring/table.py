@@ -1,4 +1,5 @@
-"""Score many items at once: group verdicts by item, score each with the core, summarise.
+"""Score many items at once: group verdicts by item, score each with the one item scorer
+(:class:`~assay.scoring.ItemScorer`), summarise.
 
 This is what ``assay score`` and the rescoring of stored runs do: verdicts in, one
 :class:`ItemScore` per item out, plus a summary — the mean with a seeded bootstrap 95% CI for
@@ -14,7 +15,7 @@ Example:
     ...             Verdict(item_id="q1", criterion_id="b", verdict="UNMET"),
     ...             Verdict(item_id="q2", criterion_id="a", verdict="MET"),
     ...             Verdict(item_id="q2", criterion_id="b", verdict="MET")]
-    >>> table = score_items(verdicts, lambda item_id: rubric)
+    >>> table = score_items(verdicts, rubric)
     >>> [(s.item_id, s.score) for s in table.items], table.mean
     ([('q1', 0.5), ('q2', 1.0)], 0.75)
 """
@@ -23,23 +24,23 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
 from assay.rubric.rubric import Rubric
-from assay.scoring import (
+from assay.scoring.bootstrap import mean_with_ci
+from assay.scoring.formulas import (
     Abstention,
     Formula,
-    HealthBenchReport,
-    HealthBenchValues,
     LengthPenalty,
     RewardNormalization,
     ScoreResult,
-    healthbench_example,
-    score_rubric,
 )
+from assay.scoring.healthbench import HealthBenchReport, HealthBenchValues
+from assay.scoring.item import ItemScorer, group_by_item
+from assay.scoring.rubrics import ItemRubrics
 from assay.verdict import Verdict
 
 
@@ -151,24 +152,6 @@ class ScoreTable:
         }
 
 
-def group_by_item(verdicts: Iterable[Verdict]) -> dict[str, dict[str, Verdict]]:
-    """``{item_id: {criterion_id: verdict}}``; two verdicts on one criterion are an error
-    (aggregate an ensemble's votes first)."""
-    grouped: dict[str, dict[str, Verdict]] = {}
-    duplicates: list[Issue] = []
-    for verdict in verdicts:
-        per_item = grouped.setdefault(verdict.item_id, {})
-        if verdict.criterion_id in per_item:
-            duplicates.append(Issue(None, None, f"verdict[{verdict.item_id}/{verdict.criterion_id}]",
-                                    "more than one verdict for this criterion: choose one judge "
-                                    "or aggregate the ensemble's votes first"))
-            continue
-        per_item[verdict.criterion_id] = verdict
-    if duplicates:
-        raise InputError(duplicates)
-    return grouped
-
-
 class ScoreTableBuilder:
     """Score items one at a time and build the :class:`ScoreTable` at the end.
 
@@ -186,10 +169,8 @@ class ScoreTableBuilder:
         seed: int = 0,
         n_bootstrap: int = 1000,
     ) -> None:
+        self.scorer = ItemScorer(formula, abstention, length_penalty, reward_normalization)
         self.formula = formula
-        self.abstention = abstention
-        self.length_penalty = length_penalty
-        self.reward_normalization = reward_normalization
         self.seed = seed
         self.n_bootstrap = n_bootstrap
         self.items = ItemScores()
@@ -204,17 +185,13 @@ class ScoreTableBuilder:
         response: str | None = None,
         example_tags: Iterable[str] = (),
     ) -> ScoreResult:
-        """Score one item and keep it; returns the core's result."""
-        result = score_rubric(
-            criteria, verdicts, formula=self.formula, abstention=self.abstention,
-            length_penalty=self.length_penalty, response=response,
-            reward_normalization=self.reward_normalization,
-        )
+        """Score one item and keep it; returns the item scorer's result."""
+        result = self.scorer.score(criteria, verdicts, response=response)
         self.items.append(ItemScore(item_id, result.score, result.raw, result.n_scored,
                                     result.n_abstained))
         if self.formula == "healthbench" and result.score is not None:
-            self._healthbench.add(healthbench_example(
-                criteria, verdicts, example_tags, abstention=self.abstention, example_id=item_id))
+            self._healthbench.add(self.scorer.healthbench(item_id, criteria, verdicts,
+                                                          example_tags))
         return result
 
     def build(self) -> ScoreTable:
@@ -228,7 +205,7 @@ class ScoreTableBuilder:
 
 def score_items(
     verdicts: Iterable[Verdict],
-    rubric_for: Callable[[str], Rubric],
+    rubrics: ItemRubrics | Rubric,
     *,
     formula: Formula = "autorubric",
     abstention: Abstention = Abstention(),
@@ -239,17 +216,18 @@ def score_items(
     seed: int = 0,
     n_bootstrap: int = 1000,
 ) -> ScoreTable:
-    """Score every item that has verdicts. ``rubric_for(item_id)`` gives each item's rubric;
-    ``responses`` (item id → response text) feed the length penalty; ``example_tags`` feed
-    HealthBench's theme breakdown."""
+    """Score every item that has verdicts against its rubric in ``rubrics`` (or against one
+    rubric for all); an item without a rubric, or with verdicts on criteria its rubric lacks, is
+    an error (all such items reported together). ``responses`` (item id → response text) feed
+    the length penalty; ``example_tags`` feed HealthBench's theme breakdown."""
     builder = ScoreTableBuilder(formula, abstention, length_penalty=length_penalty,
                                 reward_normalization=reward_normalization, seed=seed,
                                 n_bootstrap=n_bootstrap)
+    lookup = ItemRubrics.of(rubrics)
     issues: list[Issue] = []
     for item_id, by_criterion in group_by_item(verdicts).items():
-        try:
-            rubric = rubric_for(item_id)
-        except KeyError:
+        rubric = lookup.rubric(item_id)
+        if rubric is None:
             issues.append(Issue(None, None, f"item[{item_id}]", "no rubric for this item"))
             continue
         unknown = set(by_criterion) - {c.id for c in rubric.criteria}
@@ -264,39 +242,3 @@ def score_items(
     if issues:
         raise InputError(issues)
     return builder.build()
-
-
-BOOTSTRAP_CELLS = 1 << 20  # resampled values held at once (8 MB)
-
-
-def bootstrap_means(values, n_bootstrap: int, draw: Callable[[int], object]):
-    """The means of ``n_bootstrap`` resamples of ``values``; ``draw(rows)`` gives ``rows``
-    resamples' indices. Drawn in blocks of about :data:`BOOTSTRAP_CELLS` values: NumPy's
-    generators give the same numbers drawn in blocks of rows as all at once."""
-    import numpy as np
-
-    rows = max(1, BOOTSTRAP_CELLS // max(1, len(values)))
-    return np.concatenate([values[draw(min(rows, n_bootstrap - start))].mean(axis=1)
-                           for start in range(0, n_bootstrap, rows)]) if n_bootstrap else \
-        np.empty(0)
-
-
-def mean_with_ci(
-    values: list[float], *, seed: int = 0, n_bootstrap: int = 1000, level: float = 0.95
-) -> tuple[float | None, float | None, float | None]:
-    """The mean and a seeded percentile-bootstrap CI; ``(None, None, None)`` with no values.
-
-    The resamples are drawn a few rows at a time (the same draws as all at once), so the
-    memory stays bounded: 1,000 resamples of 100,000 scores at once would take 800 MB.
-    """
-    if not values:
-        return None, None, None
-    import numpy as np
-
-    array = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = bootstrap_means(array, n_bootstrap, lambda rows: rng.integers(0, len(array),
-                                                                         size=(rows, len(array))))
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(array.mean()), float(low), float(high)

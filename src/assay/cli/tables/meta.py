@@ -1,4 +1,4 @@
-"""Rich tables printed by ``assay meta-eval``, ``assay discrimination`` and ``assay coverage``.
+"""The tables of ``assay meta-eval``, ``assay discrimination`` and ``assay coverage``.
 
 Undefined figures print as "—"; their reasons are in the ``--json`` output.
 """
@@ -10,19 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.cli.tables.cells import fmt, fmt_test, new_table
 from assay.metrics.coverage_gold import CoverageSummary
 from assay.metrics.healthbench_meta import MetaEvalReport, MetaEvalRow
 from assay.metrics.pairs import DiscriminationSummary
-from assay.metrics.render import fmt, fmt_test
-
-
-def _table(title: str, columns: list[str]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right")
-    return table
 
 
 def meta_eval_tables(rows: Sequence[MetaEvalRow], reports: Mapping[str, MetaEvalReport]) -> list[Any]:
@@ -33,7 +24,7 @@ def meta_eval_tables(rows: Sequence[MetaEvalRow], reports: Mapping[str, MetaEval
     for judge, report in reports.items():
         title = (f"HealthBench meta-eval: {judge} vs physicians ({report.n_rows} rows, "
                  f"{report.n_rows_without_verdict} without a verdict)")
-        table = _table(title, ["scope", "rows", "grader F1 balanced", "F1 pos", "F1 neg",
+        table = new_table(title, ["scope", "rows", "grader F1 balanced", "F1 pos", "F1 neg",
                                "physicians F1 balanced (mean)", "(median)"])
         scopes = [("overall", "", report.n_rows)]
         scopes += [(c, f"{c}: ", per_category[c]) for c in sorted(per_category)]
@@ -45,8 +36,8 @@ def meta_eval_tables(rows: Sequence[MetaEvalRow], reports: Mapping[str, MetaEval
                           fmt(report.physician_mean.get(doctor)),
                           fmt(report.physician_median.get(doctor)))
         tables.append(table)
-        classes = _table(f"{judge}: pairwise precision / recall / F1 (overall)",
-                         ["metric", "pos", "neg", "balanced"])
+        classes = new_table(f"{judge}: pairwise precision / recall / F1 (overall)",
+                            ["metric", "pos", "neg", "balanced"])
         for metric in ("precision", "recall", "f1"):
             classes.add_row(metric, *(fmt(report.model.get(f"pairwise_model_{metric}_{cls}"))
                                       for cls in ("pos", "neg", "balanced")))
@@ -58,7 +49,7 @@ def discrimination_tables(summary: DiscriminationSummary, max_rows: int = 20) ->
     """The headline figures, then the first ``max_rows`` pairs with their deltas and outcomes."""
     r, s = summary.report, summary.stress
     judges = f"; judges: {', '.join(summary.judges)}" if summary.judges else ""
-    head = _table(f"Discrimination: {r.n_pairs} pairs{judges}", ["measure", "value"])
+    head = new_table(f"Discrimination: {r.n_pairs} pairs{judges}", ["measure", "value"])
     if summary.unpaired:
         head.add_row("items scored on one side only (left out)", str(len(summary.unpaired)))
     head.add_row("win / tie / loss (majority vote)", f"{r.wins} / {r.ties} / {r.losses}")
@@ -76,7 +67,7 @@ def discrimination_tables(summary: DiscriminationSummary, max_rows: int = 20) ->
         penalty += f" ({s.n_zero_clean} pairs with a clean score of 0 left out)"
     head.add_row("Mean Penalty % (per pair)", penalty)
     head.add_row("Mean Penalty % (of the means)", fmt(s.mean_penalty_of_means, "+.1f"))
-    pairs = _table("Per pair", ["pair", "calls", "ref", "cand", "Δ", "outcome"])
+    pairs = new_table("Per pair", ["pair", "calls", "ref", "cand", "Δ", "outcome"])
     shown = list(zip(summary.pair_ids, summary.n_calls, summary.mean_ref, summary.mean_cand,
                      r.deltas, r.outcomes, strict=True))
     for pair_id, calls, ref, cand, delta, outcome in shown[:max_rows]:
@@ -91,8 +82,8 @@ def coverage_tables(summary: CoverageSummary, name: str, against: str | None) ->
     """Each rubric set's CIA and, with two sets, the paired tests."""
     name = Path(name).name
     against = Path(against).name if against is not None else None
-    table = _table("CIA coverage of the gold criteria",
-                   ["rubric set", "gold", "covered", "abstained", "missing", "CIA [Wilson CI]"])
+    table = new_table("CIA coverage of the gold criteria",
+                      ["rubric set", "gold", "covered", "abstained", "missing", "CIA [Wilson CI]"])
     sets = [(name, summary.report, summary.missing)]
     if against is not None and summary.against is not None:
         sets.append((against, summary.against, summary.against_missing))
@@ -102,8 +93,8 @@ def coverage_tables(summary: CoverageSummary, name: str, against: str | None) ->
     tables = [table]
     c = summary.comparison
     if c is not None:
-        paired = _table(f"A = {name}, B = {against}: {c.n_paired} paired gold points",
-                        ["measure", "value"])
+        paired = new_table(f"A = {name}, B = {against}: {c.n_paired} paired gold points",
+                           ["measure", "value"])
         paired.add_row("difference A − B", fmt(c.difference, "+.3f"))
         details = c.mcnemar.details
         paired.add_row("discordant (A only / B only)", f"{details.get('b', 0)} / {details.get('c', 0)}")

@@ -1,4 +1,4 @@
-"""Rich tables for agreement summaries and comparisons (what the CLI prints).
+"""The tables of ``assay agreement`` and ``assay compare``: agreement summaries, comparisons.
 
 Undefined figures print as "—"; their reasons are in the JSON output.
 """
@@ -7,38 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.cli.tables.cells import fmt, fmt_test, new_table
 from assay.metrics.agreement import AgreementReport, PooledAgreement
 from assay.metrics.compare import ComparisonReport
-from assay.metrics.results import Metric, StatTest
 from assay.metrics.summary import AgreementSummary
 
 
-def fmt(m: Metric | None, spec: str = ".3f") -> str:
-    if m is None or m.value is None:
-        return "—"
-    text = format(m.value, spec)
-    if m.ci is not None:
-        text += f" [{m.ci.low:{spec}}, {m.ci.high:{spec}}]"
-    return text
-
-
-def fmt_test(t: StatTest | None) -> str:
-    if t is None or t.p_value is None:
-        return "—"
-    return f"p={t.p_value:.3g}"
-
-
-def _table(title: str, columns: list[str]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right")
-    return table
-
-
 def pooled_table(summary: AgreementSummary) -> Any:
-    table = _table(
+    table = new_table(
         "Agreement with human labels (pooled)",
         ["judge", "pairs", "accuracy", "κ binary", "mean κ", "precision", "recall", "F1",
          "N/A h/j", "missing"],
@@ -54,9 +30,9 @@ def pooled_table(summary: AgreementSummary) -> Any:
 
 
 def score_table(summary: AgreementSummary) -> Any:
-    table = _table(f"Score-level agreement (formula: {summary.formula})",
-                   ["judge", "items", "Pearson", "Spearman", "Kendall", "RMSE", "MAE", "bias",
-                    "bias t-test"])
+    table = new_table(f"Score-level agreement (formula: {summary.formula})",
+                      ["judge", "items", "Pearson", "Spearman", "Kendall", "RMSE", "MAE", "bias",
+                       "bias t-test"])
     for r in summary.reports:
         s = r.scores
         if s is None:
@@ -67,8 +43,8 @@ def score_table(summary: AgreementSummary) -> Any:
 
 
 def axis_table(report: AgreementReport) -> Any:
-    table = _table(f"Per axis — {report.judge}",
-                   ["axis", "criteria", "pairs", "accuracy", "mean κ", "κ binary", "F1"])
+    table = new_table(f"Per axis — {report.judge}",
+                      ["axis", "criteria", "pairs", "accuracy", "mean κ", "κ binary", "F1"])
     rows: dict[str, PooledAgreement] = report.per_axis
     for axis, p in rows.items():
         table.add_row(axis, str(p.n_criteria), str(p.n), fmt(p.accuracy), fmt(p.mean_kappa),
@@ -77,7 +53,7 @@ def axis_table(report: AgreementReport) -> Any:
 
 
 def criterion_table(report: AgreementReport, max_rows: int) -> Any:
-    table = _table(
+    table = new_table(
         f"Per criterion — {report.judge}",
         ["criterion", "kind", "axis", "n", "accuracy", "κ", "F1 / adjacent", "ρ / EMD", "N/A"],
     )
@@ -101,7 +77,7 @@ def inter_judge_table(summary: AgreementSummary) -> Any | None:
     r = summary.inter_judge
     if r is None:
         return None
-    table = _table(f"Between judges ({', '.join(r.judges)})", ["measure", "value", "n"])
+    table = new_table(f"Between judges ({', '.join(r.judges)})", ["measure", "value", "n"])
     table.add_row("percent agreement", fmt(r.percent_agreement), str(r.percent_agreement.n))
     table.add_row("Krippendorff α (nominal)", fmt(r.alpha_nominal), str(r.alpha_nominal.n))
     table.add_row("Fleiss κ", fmt(r.fleiss_kappa), str(r.fleiss_kappa.n))
@@ -128,16 +104,16 @@ def agreement_tables(summary: AgreementSummary, max_rows: int = 40) -> list[Any]
 
 def comparison_tables(report: ComparisonReport, name_a: str, name_b: str) -> list[Any]:
     s, v = report.scores, report.verdicts
-    scores = _table(f"Scores: A = {name_a}, B = {name_b} ({s.n_items} paired items)",
-                    ["measure", "value"])
+    scores = new_table(f"Scores: A = {name_a}, B = {name_b} ({s.n_items} paired items)",
+                       ["measure", "value"])
     scores.add_row("mean A", fmt(s.mean_a))
     scores.add_row("mean B", fmt(s.mean_b))
     scores.add_row("mean difference A − B (bootstrap 95% CI)", fmt(s.mean_difference, "+.3f"))
     scores.add_row("Wilcoxon signed-rank", fmt_test(s.wilcoxon))
     scores.add_row("paired permutation", fmt_test(s.permutation))
     scores.add_row("Cohen's d_z", fmt(s.cohens_d, "+.3f"))
-    verdicts = _table(f"Verdicts: McNemar exact on {v.basis} ({v.n_pairs} paired criteria)",
-                      ["measure", "value"])
+    verdicts = new_table(f"Verdicts: McNemar exact on {v.basis} ({v.n_pairs} paired criteria)",
+                         ["measure", "value"])
     verdicts.add_row("rate A", fmt(v.rate_a))
     verdicts.add_row("rate B", fmt(v.rate_b))
     details = v.mcnemar.details

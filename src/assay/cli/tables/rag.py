@@ -1,4 +1,4 @@
-"""Rich tables for the ``assay rag`` commands (undefined figures print as "—"; their reasons
+"""The tables of the ``assay rag`` commands (undefined figures print as "—"; their reasons
 are in the JSON output)."""
 
 from __future__ import annotations
@@ -6,25 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from assay.metrics.render import fmt
+from assay.cli.tables.cells import fmt, new_table
 from assay.rag.classify import TrainReport
 from assay.rag.validation import Averages, RagReport
 
 
-def _table(title: str, columns: list[str]) -> Any:
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right")
-    return table
-
-
 def averages_table(rows: Sequence[Averages]) -> Any:
     """Seed 002 Table 3's shape, with CIs, refusal accuracy and the RAGAS baselines."""
-    table = _table("Average CF / CR / RA (%) — seed 002 Table 3",
-                   ["rater", "n", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
-                    "RAGAS F %", "RAGAS CR %"])
+    table = new_table("Average CF / CR / RA (%) — seed 002 Table 3",
+                      ["rater", "n", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
+                       "RAGAS F %", "RAGAS CR %"])
     for r in rows:
         table.add_row(r.rater, str(r.n), fmt(r.cf_pct, ".1f"), fmt(r.cr_pct, ".1f"),
                       fmt(r.ra_pct, ".1f"), fmt(r.refusal_accuracy, ".1f"),
@@ -36,10 +27,10 @@ def averages_table(rows: Sequence[Averages]) -> Any:
 def train_table(report: TrainReport) -> Any:
     from rich.markup import escape
 
-    table = _table(escape(f"{report.target}: {report.folds}-fold cross-validation on "
-                          f"[{', '.join(report.features)}] ({report.source} features, "
-                          f"n={report.n})"),
-                   ["model", "AUC", "accuracy", "sensitivity", "specificity", "chosen"])
+    table = new_table(escape(f"{report.target}: {report.folds}-fold cross-validation on "
+                             f"[{', '.join(report.features)}] ({report.source} features, "
+                             f"n={report.n})"),
+                      ["model", "AUC", "accuracy", "sensitivity", "specificity", "chosen"])
     for f in report.families:
         p = f.performance
         table.add_row(f.family, fmt(p.auc), fmt(p.accuracy), fmt(p.sensitivity),
@@ -50,24 +41,24 @@ def train_table(report: TrainReport) -> Any:
 def report_tables(report: RagReport) -> list[Any]:
     tables = [averages_table(report.averages)]
     if report.faithfulness_validity:
-        t = _table("Faithfulness vs perceived faithfulness (PF) — seed 002 Figure 5 / Table 1",
-                   ["metric", "source", "n", "AUC", "Pearson", "Spearman", "Kendall τ-b"])
+        t = new_table("Faithfulness vs perceived faithfulness (PF) — seed 002 Figure 5 / Table 1",
+                      ["metric", "source", "n", "AUC", "Pearson", "Spearman", "Kendall τ-b"])
         for r in report.faithfulness_validity:
             t.add_row(r.metric, r.source, str(r.n), fmt(r.auc), fmt(r.pearson), fmt(r.spearman),
                       fmt(r.kendall))
         tables.append(t)
     if report.judge_vs_human:
-        t = _table("Judge vs human labels (per item)",
-                   ["judge", "CR accuracy", "CR κ", "RA accuracy", "RA κ", "CF Pearson",
-                    "CF MAE"])
+        t = new_table("Judge vs human labels (per item)",
+                      ["judge", "CR accuracy", "CR κ", "RA accuracy", "RA κ", "CF Pearson",
+                       "CF MAE"])
         for r in report.judge_vs_human:
             t.add_row(r.judge, fmt(r.cr.accuracy), fmt(r.cr.kappa), fmt(r.ra.accuracy),
                       fmt(r.ra.kappa), fmt(r.cf_pearson), fmt(r.cf_mae))
         tables.append(t)
     if report.across_judges is not None:
         a = report.across_judges
-        t = _table(f"Agreement across judges ({', '.join(a.judges)}; {a.n} items)",
-                   ["metric", "value"])
+        t = new_table(f"Agreement across judges ({', '.join(a.judges)}; {a.n} items)",
+                      ["metric", "value"])
         for name, value in (("CR Fleiss κ", a.cr_fleiss), ("CR % agreement", a.cr_percent),
                             ("RA Fleiss κ", a.ra_fleiss), ("RA % agreement", a.ra_percent),
                             ("CF ICC(2,1)", a.cf_icc), ("CF Krippendorff α (interval)",
@@ -75,17 +66,17 @@ def report_tables(report: RagReport) -> list[Any]:
             t.add_row(name, fmt(value))
         tables.append(t)
     for judge, rows in report.by_hazard.items():
-        t = _table(f"By operating context (seed 002 §5) — {judge}",
-                   ["context", "n", "mean CF", "CR rate", "refusal rate", "refusal accuracy",
-                    "diagnoses"])
+        t = new_table(f"By operating context (seed 002 §5) — {judge}",
+                      ["context", "n", "mean CF", "CR rate", "refusal rate", "refusal accuracy",
+                       "diagnoses"])
         for r in rows:
             t.add_row(r.hazard, str(r.n), "—" if r.cf_mean is None else f"{r.cf_mean:.2f}",
                       f"{r.cr_rate:.2f}", f"{r.refusal_rate:.2f}", f"{r.refusal_accuracy:.2f}",
                       ", ".join(f"{k}×{v}" for k, v in sorted(r.diagnoses.items())))
         tables.append(t)
     for p in report.predictive:
-        t = _table(f"Classifier on this run: {p.target} ({p.model}; {p.performance.n} items, "
-                   f"{p.unscored} unscored)", ["AUC", "accuracy", "sensitivity", "specificity"])
+        t = new_table(f"Classifier on this run: {p.target} ({p.model}; {p.performance.n} items, "
+                      f"{p.unscored} unscored)", ["AUC", "accuracy", "sensitivity", "specificity"])
         perf = p.performance
         t.add_row(fmt(perf.auc), fmt(perf.accuracy), fmt(perf.sensitivity), fmt(perf.specificity))
         tables.append(t)
