@@ -142,7 +142,7 @@ async def case_throughput(work: Path, n_items: int, concurrency: int, latency_ms
     proc, base_url = start_server(latency_ms)
     try:
         from assay.grading.grader import Grader, GradingConfig
-        from assay.rubric.io import iter_items
+        from assay.io import iter_items
 
         sample = next(iter(iter_items(items)))
         call = Grader(GradingConfig()).plan(sample, sample.rubric, "j")[0]
@@ -187,7 +187,7 @@ async def case_memory(work: Path, n_items: int) -> None:
 
     items = write_items(work / f"items{n_items}.jsonl", n_items, own_rubric=False)
     (work / "rubric.yaml").write_text(yaml.safe_dump({"id": "hb12", "criteria": criteria(0)}))
-    from assay.rubric.io import read_rubric
+    from assay.io import read_rubric
 
     proc, base_url = start_server(0)
     marks = sorted({m for m in (1000, 2000, 5000, 10000, 20000, 50000, 100000, n_items)

@@ -18,7 +18,7 @@ _LAZY = {
     "grade": "assay.api",
     "Criterion": "assay.rubric",
     "CriterionKind": "assay.rubric",
-    "Item": "assay.rubric",
+    "Item": "assay.item",
     "Option": "assay.rubric",
     "Rubric": "assay.rubric",
     "Taxonomy": "assay.rubric",

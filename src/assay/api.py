@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.grading.fewshot import FewShot
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 
 
 @dataclass
@@ -245,7 +246,7 @@ def _set_rubric(options: Any, rubric: Any) -> None:
     if rubric is None:
         return
     if isinstance(rubric, (str, Path)):
-        from assay.rubric.io import read_rubric
+        from assay.io import read_rubric
 
         options.rubric = read_rubric(rubric)
         options.rubric_path = str(rubric)

@@ -8,7 +8,8 @@ MET means the undesirable behaviour is present.
 Failures (transport errors, unparseable replies) are never verdicts: they are recorded as errors
 by the run store, and the scoring core treats a criterion without a verdict as an abstention.
 
-This is also the line format of verdict JSONL files (``assay score VERDICTS.jsonl``)::
+This is also the line format of verdict JSONL files (``assay score VERDICTS.jsonl``; read and
+written by :mod:`assay.io.verdicts`)::
 
     {"item_id": "q1", "criterion_id": "remove", "verdict": "MET", "judge": "gpt-4.1"}
     {"item_id": "q1", "criterion_id": "pain", "option": "well"}
@@ -51,28 +52,3 @@ class Verdict(BaseModel):
     def abstained(self) -> bool:
         return self.verdict is VerdictLabel.CANNOT_ASSESS
 
-
-def read_verdicts(path) -> list[Verdict]:
-    """Read a verdict JSONL file, reporting every bad line (file, line, field) in one error.
-
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "v.jsonl"
-    >>> _ = p.write_text('{"item_id": "q", "criterion_id": "a", "verdict": "MET"}\\n')
-    >>> [v.verdict.value for v in read_verdicts(p)]
-    ['MET']
-    """
-    from assay.errors import InputError, Issue
-    from assay.rubric.io.jsonl import iter_models
-
-    issues: list[Issue] = []
-    verdicts = [verdict for _, verdict in iter_models(path, Verdict, issues)]
-    if issues:
-        raise InputError(issues)
-    return verdicts
-
-
-def write_verdicts(verdicts, path) -> int:
-    """Write verdicts as JSONL (the format :func:`read_verdicts` reads); returns the count."""
-    from assay.rubric.io.jsonl import write_jsonl
-
-    return write_jsonl((v.model_dump(mode="json", exclude_defaults=True) for v in verdicts), path)

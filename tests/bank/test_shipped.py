@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from assay.bank import HEALTH_SCORE_PATH, load_bank, load_health_score
 from assay.cli import app
-from assay.rubric.io import check_file
+from assay.io import check_file
 
 APPENDIX_F = Path(__file__).parent / "health_score_appendix_f.txt"
 

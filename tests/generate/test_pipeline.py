@@ -136,7 +136,7 @@ async def test_one_query_can_be_written_as_a_rubric_document(
     result = await agenerate("My blood pressure was 150/95 at the pharmacy today. Is that "
                              "dangerous?", kb=sample_kb, model=fake(server),
                              out=tmp_path / "bp.yaml")
-    from assay.rubric.io import read_rubric
+    from assay.io import read_rubric
 
     rubric = read_rubric(tmp_path / "bp.yaml")
     assert rubric == next(iter(result.rubrics.values()))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.rubric import Criterion, Item, Rubric
+from assay.item import Item
+from assay.rubric import Criterion, Rubric
 
 
 @pytest.fixture

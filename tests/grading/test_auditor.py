@@ -6,7 +6,8 @@ import pytest
 
 from assay.grading.grader import Grader, GradingConfig
 from assay.grading.parse import ReplyError, parse_bracket_reply
-from assay.rubric import Criterion, Item, Rubric
+from assay.item import Item
+from assay.rubric import Criterion, Rubric
 from assay.verdict import VerdictLabel
 
 C = Criterion(id="ldl", text="Mentions the user's LDL-C.")

@@ -3,7 +3,8 @@ from collections import Counter
 from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items, select_examples
 from assay.grading.prompts import criterion_messages
 from assay.grading.templates import builtin_template
-from assay.rubric import Criterion, Item
+from assay.item import Item
+from assay.rubric import Criterion
 from assay.verdict import Verdict
 
 

@@ -13,7 +13,7 @@ from assay.errors import ConfigError
 from assay.grading.grader import Grader, GradingConfig
 from assay.grading.prompts import NEGATIVE_BINARY, POSITIVE_BINARY, criterion_messages
 from assay.grading.templates import TEMPLATE_DIR, builtin_template, load_template
-from assay.rubric import Item
+from assay.item import Item
 
 GOLDEN = Path(__file__).parent / "golden"
 EXAMPLES = Path(__file__).parents[2] / "examples" / "healthbench" / "examples.jsonl"
@@ -86,7 +86,7 @@ def test_healthbench_template_file_is_simple_evals_grader_template_byte_for_byte
 
 
 def test_healthbench_prompt_is_built_exactly_as_simple_evals_builds_it():
-    from assay.rubric.io import load_items
+    from assay.io import load_items
 
     example = json.loads(EXAMPLES.read_text(encoding="utf-8").splitlines()[1])
     item = load_items(EXAMPLES)[1]

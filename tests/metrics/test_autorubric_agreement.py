@@ -16,8 +16,8 @@ from sklearn.metrics import cohen_kappa_score
 from typer.testing import CliRunner
 
 from assay.cli import app
+from assay.io.autorubric_dataset import read_dataset
 from assay.review.labels import RunLabels
-from assay.rubric.io.autorubric_dataset import read_dataset
 from assay.testing.dataset_policy import DatasetPolicy, write_perturbed_dataset
 from assay.testing.server import FakeJudgeServer
 

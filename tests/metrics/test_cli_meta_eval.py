@@ -16,8 +16,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from assay.cli import app
+from assay.io import load_items
 from assay.metrics.healthbench_meta import read_meta_eval
-from assay.rubric.io import load_items
 from assay.testing.policies import PerCriterionPolicy
 from assay.testing.server import FakeJudgeServer
 

@@ -15,7 +15,7 @@ import assay
 from assay.cli import app
 from assay.grading.grader import Grader, GradingConfig
 from assay.grading.templates import TEMPLATE_DIR
-from assay.rubric.io import load_items
+from assay.io import load_items
 from assay.testing import FakeJudgeServer
 
 ROWS = [  # awkward on purpose: several turns, a system turn, blank lines, edge whitespace

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InputError
+from assay.io.verdicts import read_verdicts
 from assay.metrics.discrimination import PairCall, discrimination
 from assay.metrics.pairs import discrimination_summary, pairs_from_verdicts, read_pair_calls
-from assay.metrics.sources import read_rubrics, read_verdicts
+from assay.metrics.sources import read_rubrics
 from assay.verdict import Verdict
 
 DATA = Path(__file__).parent / "data"

@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from assay.cli import app as cli
 from assay.errors import ConfigError
+from assay.io import read_rubric
 from assay.review import RunLabels
 from assay.review.app import check_binding, make_app
-from assay.rubric.io import read_rubric
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from assay.embeddings import load_embedder
+from assay.item import Item
 from assay.routing import Catalogue
 from assay.routing.embedding import EmbeddingRouter, tune_threshold
-from assay.rubric import Item
 
 FIXTURE = [
     {"id": "chest", "text": "Advises calling emergency services for chest pain.",

@@ -85,8 +85,8 @@ def test_bad_taxonomy_options_are_clear_errors(tmp_path):
 
 
 async def test_the_python_api_routes_grades_and_returns_the_routings(serve, tmp_path, tree):
+    from assay.item import Item
     from assay.routing.run import aroute_and_grade
-    from assay.rubric import Item
     from assay.runs.runner import RunOptions
 
     server = await serve(stages={"route_catalogue": {"rubric_ids": ["a1", "a3"]},

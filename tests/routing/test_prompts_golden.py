@@ -8,6 +8,7 @@ from pathlib import Path
 
 from assay.grading.prompts import criterion_messages
 from assay.grading.templates import builtin_template
+from assay.item import Item
 from assay.routing.base import Entry
 from assay.routing.prompts import (
     RELEVANCE_PROMPT,
@@ -15,7 +16,7 @@ from assay.routing.prompts import (
     catalogue_row,
     relevance_prompt,
 )
-from assay.rubric import Criterion, Item
+from assay.rubric import Criterion
 
 PAPER = json.loads((Path(__file__).parent / "data" / "paper_prompts.json").read_text("utf-8"))
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from assay.errors import ConfigError
+from assay.item import Item
 from assay.jobs import CallStore, StageError
 from assay.routing import Catalogue, make_router, query_key, route_items
 from assay.routing.catalogue import CatalogueRouter
 from assay.routing.relevance import RelevanceRouter
-from assay.rubric import Item
 
 LDL = {"labs": [{"name": "LDL-C", "value": 162, "unit": "mg/dL"}]}
 

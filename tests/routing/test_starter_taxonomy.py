@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
+from assay.health_memory import HealthMemory
+from assay.io import read_taxonomy
 from assay.routing import Catalogue
 from assay.routing.data import STARTER_TAXONOMY
-from assay.rubric.health_memory import HealthMemory
-from assay.rubric.io import read_taxonomy
 
 
 @pytest.fixture(scope="module")

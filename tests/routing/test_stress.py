@@ -11,8 +11,8 @@ from tests.routing.conftest import hand_built_tree
 from typer.testing import CliRunner
 
 from assay.cli import app
+from assay.item import Item
 from assay.routing.stress import PERTURBATIONS, UNSAFE_INSTRUCTIONS, perturb
-from assay.rubric import Item
 from assay.testing import FakeJudgeServer
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "taxonomy"

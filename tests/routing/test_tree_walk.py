@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from assay.item import Item
 from assay.routing import Catalogue
 from assay.routing.tree import DEFAULT_TAU, TreeWalkRouter
-from assay.rubric import Item
 
 RATINGS = {"A": 0.9, "B": 0.2, "A1": 0.8, "A2": 0.5, "a1": 0.9, "a2": 0.6}
 

@@ -10,12 +10,13 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.errors import InputError
-from assay.rubric import Item
-from assay.rubric.io import check_file, detect_format, load_items
-from assay.rubric.io.autorubric_dataset import GROUND_TRUTH, read_dataset
-from assay.rubric.io.autorubric_dataset_write import dataset_document
-from assay.rubric.io.convert import convert_file
-from assay.verdict import Verdict, read_verdicts
+from assay.io import check_file, detect_format, load_items
+from assay.io.autorubric_dataset import GROUND_TRUTH, read_dataset
+from assay.io.autorubric_dataset_write import dataset_document
+from assay.io.convert import convert_file
+from assay.io.verdicts import read_verdicts
+from assay.item import Item
+from assay.verdict import Verdict
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "autorubric"
 CHARM = EXAMPLES / "charm100_sample.json"

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 import assay
 from assay.cli import app
+from assay.io import check_file, iter_items, write_items
 from assay.rubric import Rubric, derive_criterion_id
-from assay.rubric.io import check_file, iter_items, write_items
 from assay.testing import FakeJudgeServer
 
 

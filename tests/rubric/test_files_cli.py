@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.rubric.io import load_items, read_rubric
+from assay.io import load_items, read_rubric
 
 runner = CliRunner()
 

@@ -7,9 +7,10 @@ import json
 import pytest
 
 from assay.errors import InputError
-from assay.rubric import Item, Taxonomy
-from assay.rubric.health_memory import HealthMemory
-from assay.rubric.io import iter_items
+from assay.health_memory import HealthMemory
+from assay.io import iter_items
+from assay.item import Item
+from assay.rubric import Taxonomy
 
 MEMORY = {
     "profile": {"age": 52, "sex": "male", "height_cm": 178, "weight_kg": 94},

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from assay.rubric import Item, derive_criterion_id
-from assay.rubric.io import iter_items, write_items
-from assay.rubric.io.healthbench import example_to_item, item_to_example, read_examples
+from assay.io import iter_items, write_items
+from assay.io.healthbench import example_to_item, item_to_example, read_examples
+from assay.item import Item
+from assay.rubric import derive_criterion_id
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
+from assay.io import iter_items, read_rubric, validate_file
 from assay.limits import MAX_ALIAS_NODES, MAX_NESTING, MAX_RECORD_BYTES
-from assay.rubric.io import iter_items, read_rubric, validate_file
 
 
 def alias_bomb(levels: int = 9) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from assay.io.errors import describe, field_path, issues_from
 from assay.rubric import Rubric
-from assay.rubric.io.errors import describe, field_path, issues_from
 
 
 def test_field_paths_use_dots_for_names_and_brackets_for_indices():

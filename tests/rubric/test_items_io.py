@@ -7,8 +7,8 @@ import json
 import pytest
 
 from assay.errors import InputError, Issue
-from assay.rubric import Item
-from assay.rubric.io import detect_format, iter_items, load_items, write_items
+from assay.io import detect_format, iter_items, load_items, write_items
+from assay.item import Item
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import iter_items, load_items
-from assay.rubric.io.jsonl import first_record, iter_jsonl, write_jsonl
+from assay.io import iter_items, load_items
+from assay.io.jsonl import first_record, iter_jsonl, write_jsonl
 
 
 def test_values_come_with_their_line_numbers_and_blank_lines_are_skipped(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.rubric.io import validate_file
+from assay.io import validate_file
 
 DATA = Path(__file__).parents[1] / "data"
 

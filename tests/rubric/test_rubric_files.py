@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from assay.errors import InputError
+from assay.io import read_rubric, read_taxonomy, validate_file, write_rubric
+from assay.io.autorubric import from_rubric, to_rubric
 from assay.rubric import Rubric
-from assay.rubric.io import read_rubric, read_taxonomy, validate_file, write_rubric
-from assay.rubric.io.autorubric import from_rubric, to_rubric
 
 AUTORUBRIC_YAML = """\
 - name: satisfaction

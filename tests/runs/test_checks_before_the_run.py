@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import assay
 from assay.cli import app
-from assay.rubric.io import validate_file
+from assay.io import validate_file
 from assay.testing import FakeJudgeServer
 
 TAXONOMY = {"id": "bee", "root": {"id": "root", "name": "all", "children": [

@@ -138,9 +138,9 @@ async def test_healthbench_mode_samples_the_grader_as_simple_evals_does(tmp_path
 
 def test_dry_run_prices_a_known_model_from_its_planned_tokens(items_file, rubric_file):
     from assay.grading.grader import Grader, GradingConfig
+    from assay.io import load_items, read_rubric
     from assay.judges.pricing import estimate_cost
     from assay.judges.specs import config_from
-    from assay.rubric.io import load_items, read_rubric
     from assay.runs.dryrun import REPLY_TOKENS, estimate
 
     config = config_from("openai-compatible:gpt-4.1-mini@http://127.0.0.1:9/v1", None)

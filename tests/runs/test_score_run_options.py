@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 import assay
 from assay.cli import app
+from assay.io.verdicts import read_verdicts
 from assay.runs import rescore
 from assay.testing import FakeJudgeServer
-from assay.verdict import read_verdicts
 
 UNMET_STINGER = 4 / 11  # judge b: (0 + 0.5*4 + 2) / 11
 

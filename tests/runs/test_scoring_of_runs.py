@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 import assay
 from assay.cli import app
+from assay.io.verdicts import read_verdicts
 from assay.runs import rescore, rescore_run
 from assay.testing import FakeJudgeServer, Faults
-from assay.verdict import read_verdicts
 
 
 async def test_ensemble_votes_are_stored_per_judge_and_aggregated(tmp_path, items_file, rubric_file):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InputError
-from assay.rubric.io.autorubric_dataset import read_dataset
+from assay.io.autorubric_dataset import read_dataset
 from assay.testing import policy_from_string
 from assay.testing.dataset_policy import DatasetPolicy, perturb_labels, write_perturbed_dataset
 from assay.testing.prompts import CriterionView

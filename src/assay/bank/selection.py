@@ -37,10 +37,11 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import orjson
 
 from assay.errors import ConfigError
+from assay.item import Item
 from assay.jobs import StageCaller
 from assay.routing.base import Catalogue
 from assay.routing.relevance import RelevanceRouter
-from assay.rubric import Criterion, Item, Rubric
+from assay.rubric import Criterion, Rubric
 
 Fallback = Literal["best", "all", "none"]
 FALLBACKS = ("best", "all", "none")

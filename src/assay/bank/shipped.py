@@ -29,7 +29,7 @@ def load_health_score() -> Rubric:
 
 def load_bank(name_or_path: str | Path) -> Rubric:
     """A built-in bank by name (``health-score``) or any rubric file (e.g. a built bank)."""
-    from assay.rubric.io import read_rubric
+    from assay.io import read_rubric
 
     path = BUILTIN_BANKS.get(str(name_or_path), Path(name_or_path))
     return read_rubric(path)

@@ -76,16 +76,13 @@ def _level(tags: Iterable[str]) -> str:
 
 
 def _criteria_of(path: Path, theme: str | None):
-    from assay.rubric.io import detect_format, iter_items, read_rubric
+    from assay.io import read_rubric_file
 
-    kind = detect_format(path).kind
-    if kind in ("items", "healthbench"):
-        for item in iter_items(path):
-            if theme and f"theme:{theme}" not in item.tags:
-                continue
-            if item.rubric is not None:
-                yield item.id, item.rubric.criteria, str(path)
-    else:
-        rubric = read_rubric(path)
+    found = read_rubric_file(path)
+    if found.shared is not None:
         if theme is None:
-            yield rubric.id, rubric.criteria, str(path)
+            yield found.shared.id, found.shared.criteria, str(path)
+        return
+    for item in found.items:
+        if theme is None or f"theme:{theme}" in item.tags:
+            yield item.id, item.rubric.criteria, str(path)

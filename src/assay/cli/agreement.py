@@ -79,7 +79,8 @@ def compare(
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.sources import read_source, read_verdicts
+        from assay.metrics.label_sources import labels_for
+        from assay.metrics.sources import read_source
         from assay.metrics.summary import comparison
 
         abstention = abstention_option(abstain)
@@ -91,7 +92,7 @@ def compare(
             raise InputError(Issue(f"{source_a}, {source_b}", None, None,
                                    "no item in common: a paired comparison needs the same items "
                                    "graded on both sides"))
-        human = read_verdicts(labels) if labels is not None else None
+        human = labels_for(source_a, labels)[0] if labels is not None else None
         return comparison(a, b, rubrics, labels=human, formula=formula, abstention=abstention,
                           seed=seed)
 

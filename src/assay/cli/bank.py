@@ -74,8 +74,8 @@ def _build(args: dict) -> None:
     from assay.bank.builder import BankConfig, abuild_bank
     from assay.bank.cluster import ClusterParams
     from assay.bank.report import render_markdown
+    from assay.io import write_rubric
     from assay.judges.sync import run_sync
-    from assay.rubric.io import write_rubric
 
     params = ClusterParams(
         method=args["method"], distance_threshold=None if args["n_clusters"] else
@@ -156,10 +156,10 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
 
     from assay.bank.selection import RelevanceSelector
     from assay.bank.shipped import load_bank
+    from assay.io import load_items
     from assay.jobs import CallStore, StageCaller, run_batch
     from assay.judges import estimate_tokens, make_judge
     from assay.judges.sync import run_sync
-    from assay.rubric.io import load_items
 
     bank = load_bank(bank_name)
     items = load_items(items_path)

@@ -30,8 +30,8 @@ def validate(
     listed but do not fail the check.
     """
     from assay.cli.output import console as safe_console
-    from assay.rubric.io import check_file
-    from assay.rubric.io.formats import ITEM_KINDS
+    from assay.io import check_file
+    from assay.io.formats import ITEM_KINDS
 
     console = safe_console(markup=True, highlight=False, soft_wrap=True)
     total_issues = bad_files = total_warnings = 0
@@ -87,9 +87,13 @@ def convert(
     """
     from assay.cli.output import print_issues, stderr, stdout
     from assay.errors import InputError
-    from assay.rubric.io.convert import convert_file
+    from assay.io.convert import convert_file
 
     try:
+        if labels is not None and labels.is_dir():  # a run directory: its judge's verdicts
+            from assay.metrics.sources import verdicts_of
+
+            labels = verdicts_of(labels)
         message = convert_file(source, target, to, labels=labels, rubric=rubric)
     except InputError as exc:
         print_issues(exc.issues)
@@ -105,8 +109,8 @@ def schema(
     """Print the JSON Schema of a rubric, item, taxonomy, verdict or HealthBench line."""
     import json
 
-    from assay.rubric.io.schema import SCHEMAS
-    from assay.rubric.io.schema import schema as build
+    from assay.io.schema import SCHEMAS
+    from assay.io.schema import schema as build
 
     if name not in SCHEMAS:
         typer.echo(f"unknown schema {name!r}; choose one of: {SCHEMA_NAMES}", err=True)

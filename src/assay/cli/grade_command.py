@@ -56,7 +56,7 @@ def _options(args: dict[str, Any]):
         concurrency=args["concurrency"], cache_path=_path(args["cache"]), quiet=args["quiet"],
         judge_config_file=_path(args["config"]), **_executor(args))
     if args["rubric"] is not None:
-        from assay.rubric.io import read_rubric
+        from assay.io import read_rubric
 
         options.rubric = read_rubric(args["rubric"])
         options.rubric_path = str(args["rubric"])

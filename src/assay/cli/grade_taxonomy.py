@@ -15,8 +15,8 @@ from assay.errors import InputError, Issue
 
 
 def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
+    from assay.io import read_taxonomy
     from assay.routing.run import ROUTERS, route_and_grade
-    from assay.rubric.io import read_taxonomy
     from assay.runs.runner import new_run_dir
 
     if args["router"] not in ROUTERS:

@@ -44,20 +44,20 @@ def meta_eval(
             meta_evaluate_by_judge,
             read_meta_eval,
         )
-        from assay.metrics.sources import read_verdicts
+        from assay.metrics.sources import verdicts_of
 
         if grades is None and to_items is None:
             raise InputError(Issue(None, None, "--grades", "give the grader's verdicts "
                                    "(--grades) or ask for items to grade (--to-items)"))
         rows = read_meta_eval(meta)
         if to_items is not None:
-            from assay.rubric.io import write_items
+            from assay.io import write_items
 
             count = write_items(meta_eval_items(rows), to_items)
             print_all([Note(f"wrote {count} items ({len(rows)} rows) to {to_items}")])
         if grades is None:
             return None
-        verdicts = read_verdicts(grades)
+        verdicts = verdicts_of(grades)
         keys = {(r.item_id, r.criterion_id) for r in rows}
         unmatched = sum(1 for v in verdicts if (v.item_id, v.criterion_id) not in keys)
         reports = meta_evaluate_by_judge(rows, verdicts)
@@ -154,10 +154,10 @@ def coverage(
     def compute():
         from assay.errors import InputError
         from assay.metrics.coverage_gold import check_coverage_verdicts, coverage_summary
-        from assay.metrics.sources import read_source, read_verdicts
+        from assay.metrics.sources import read_source, verdicts_of
 
         mine, gold = read_source(verdicts, rubric)
-        sets = [(verdicts, mine)] + ([(against, read_verdicts(against))] if against else [])
+        sets = [(verdicts, mine)] + ([(against, verdicts_of(against))] if against else [])
         chosen, issues = [], []
         for source, given in sets:
             given, lines = _one_judge(given, _lines(source), judge, source)
@@ -180,12 +180,12 @@ def coverage(
 def _pairs(pairs, good, degraded, rubric, formula, abstain):
     from assay.cli.output import abstention_option
     from assay.metrics.pairs import pairs_from_verdicts, read_pair_calls
-    from assay.metrics.sources import read_source, read_verdicts
+    from assay.metrics.sources import read_source, verdicts_of
 
     if pairs is not None:
         return read_pair_calls(pairs)
     good_verdicts, rubrics = read_source(good, rubric)
-    bad_verdicts = read_verdicts(degraded)
+    bad_verdicts = verdicts_of(degraded)
     return pairs_from_verdicts(good_verdicts, bad_verdicts, rubrics, formula=formula,
                                abstention=abstention_option(abstain))
 
@@ -209,6 +209,6 @@ def _one_judge(verdicts, lines, judge: str | None, source: Path):
 
 def _lines(source: Path) -> list[int] | None:
     """The line of each verdict of a JSONL file (its non-blank lines); None for a run directory."""
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io.jsonl import iter_jsonl
 
     return None if source.is_dir() else [line for line, _ in iter_jsonl(source)]

@@ -148,9 +148,9 @@ def rag_score(
     """Score a grading run with a saved classifier: P(target) per item."""
     from assay.cli.output import fail
     from assay.errors import AssayError
+    from assay.io.jsonl import write_jsonl
     from assay.rag.classify import load_model
     from assay.rag.grading import read_grades
-    from assay.rubric.io.jsonl import write_jsonl
 
     try:
         trained = load_model(model)

@@ -19,11 +19,11 @@ def run_route(**args: Any) -> None:
 
 
 async def _route(args: dict[str, Any]) -> None:
+    from assay.io import load_items, read_taxonomy
+    from assay.io.jsonl import write_jsonl
     from assay.jobs import JobDir, StageCaller
     from assay.routing import Catalogue, make_router, route_items
     from assay.routing.data import resolve_taxonomy
-    from assay.rubric.io import load_items, read_taxonomy
-    from assay.rubric.io.jsonl import write_jsonl
 
     taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
     items = load_items(args["items"])
@@ -82,7 +82,7 @@ def read_routings(path: Path) -> dict[str, set[str]]:
         return {k: {s["id"] for s in v["active"]} for k, v in meta["items"].items()}
     from pydantic import BaseModel, ConfigDict
 
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     class Row(BaseModel):
         model_config = ConfigDict(extra="allow")
@@ -116,9 +116,9 @@ def run_route_eval(**args: Any) -> None:
 
 def _route_eval(args: dict[str, Any]):
     """The evaluation of the routings against the experts, and the taxonomy's leaf count."""
+    from assay.io import read_taxonomy
     from assay.routing.data import resolve_taxonomy
     from assay.routing.evaluate import evaluate_routing, read_expert_selections
-    from assay.rubric.io import read_taxonomy
 
     taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
     universe = [leaf.criterion.id for leaf in taxonomy.leaves()]

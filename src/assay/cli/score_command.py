@@ -7,9 +7,8 @@ from pathlib import Path
 from assay.cli.command import dump_json, report
 from assay.cli.output import abstention_option
 from assay.errors import InputError, Issue
-from assay.rubric import Item, Rubric
+from assay.io import load_items, read_rubric_file, read_verdicts
 from assay.scoring import FORMULAS, Abstention, ItemRubrics, LengthPenalty, ScoreTable, score_items
-from assay.verdict import read_verdicts
 
 
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
@@ -77,39 +76,19 @@ def _score_file(source: Path, rubric_path: Path | None, *, formula, abstention, 
         verdicts = [v for v in verdicts if v.judge == judge]
         if not verdicts:
             raise InputError(Issue(str(source), None, "judge", f"no verdicts from judge {judge!r}"))
-    rubrics, tags, responses = _rubrics(rubric_path)
+    found = read_rubric_file(rubric_path)
+    responses = found.responses
     if items is not None:
-        responses = {i.id: i.response or "" for i in _load_items(items)}
+        responses = {i.id: i.response or "" for i in load_items(items)}
     if penalty is not None and not responses:
         raise InputError(Issue(None, None, "--length-penalty",
                                "needs the responses: pass --items (or an items file as --rubric)"))
+    rubrics = ItemRubrics(shared=found.shared, per_item=found.per_item)
     return score_items(verdicts, rubrics, formula=formula, abstention=abstention,
                        length_penalty=penalty, responses=responses,
-                       reward_normalization=reward_normalization or "minmax", example_tags=tags,
+                       reward_normalization=reward_normalization or "minmax",
+                       example_tags=found.tags or None,
                        seed=seed)
-
-
-def _rubrics(path: Path):
-    """A rubric lookup from a rubric file, or from an items file with per-item rubrics."""
-    from assay.rubric.io import read_rubric
-
-    if path.suffix.lower() == ".jsonl":
-        loaded = _load_items(path)
-        by_id: dict[str, Rubric] = {}
-        for item in loaded:
-            if item.rubric is None:
-                raise InputError(Issue(str(path), None, f"item[{item.id}]", "has no rubric"))
-            by_id[item.id] = item.rubric
-        tags = {i.id: list(i.tags) for i in loaded}
-        responses = {i.id: i.response for i in loaded if i.response is not None}
-        return ItemRubrics(per_item=by_id), tags, responses
-    return ItemRubrics(shared=read_rubric(path)), None, {}
-
-
-def _load_items(path: Path) -> list[Item]:
-    from assay.rubric.io import load_items
-
-    return load_items(path)
 
 
 def _rescore_run(run: Path, *, formula, abstention, aggregate, seed, reward_normalization,

@@ -17,8 +17,8 @@ def run_make(**args: Any) -> None:
 
 
 def _make(args: dict[str, Any]) -> None:
+    from assay.io import load_items, write_items
     from assay.routing.stress import PERTURBATIONS, perturb
-    from assay.rubric.io import load_items, write_items
 
     items = load_items(args["items"])
     out = Path(args["out"])
@@ -75,10 +75,10 @@ def _stress(args: dict[str, Any]):
     """The stress figures per perturbation, each condition's item scores and routing summary,
     and the issues met."""
     from assay.api import templates_for
+    from assay.io import load_items, read_taxonomy
     from assay.metrics import stress_test
     from assay.routing.data import resolve_taxonomy
     from assay.routing.run import route_and_grade
-    from assay.rubric.io import load_items, read_taxonomy
     from assay.runs.runner import RunOptions
     from assay.runs.sources import read_responses
 

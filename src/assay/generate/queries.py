@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 
 RUBRIC_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -64,7 +65,7 @@ def read_queries(path: str | Path) -> list[Query]:
         queries = [Query.plain(line) for line in path.read_text(encoding="utf-8").splitlines()
                    if line.strip() and not line.lstrip().startswith("#")]
     else:
-        from assay.rubric.io import load_items
+        from assay.io import load_items
 
         queries = [Query.of_item(item) for item in load_items(path)]
     if not queries:
@@ -97,7 +98,7 @@ def as_queries(queries: Any) -> list[Query]:
 
 def write_rubrics(queries: Iterable[Query], rubrics: dict[str, Rubric], out: str | Path) -> int:
     """Write the rubrics of ``queries`` that have one (see the module docstring); the count."""
-    from assay.rubric.io import write_items, write_rubric
+    from assay.io import write_items, write_rubric
 
     out = Path(out)
     done = [(q, rubrics[q.id]) for q in queries if q.id in rubrics]

@@ -25,7 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from assay.grading.seeding import rng_for
-from assay.rubric import Criterion, Item
+from assay.item import Item
+from assay.rubric import Criterion
 from assay.verdict import Verdict
 
 

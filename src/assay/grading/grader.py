@@ -12,7 +12,8 @@ to know which calls are finished, so a resumed run never repeats one. Option per
 seeded per (master seed, item, criterion, judge) and kept on the call.
 
 Example:
-    >>> from assay.rubric import Item, Rubric
+    >>> from assay.item import Item
+    >>> from assay.rubric import Rubric
     >>> rubric = Rubric(criteria=[{"id": "stinger", "text": "Explains how to remove the stinger."}])
     >>> item = Item(id="q1", prompt="Bee sting?", response="Scrape it out.")
     >>> grader = Grader(GradingConfig(seed=1))
@@ -47,7 +48,8 @@ from assay.grading.parse import (
 from assay.grading.prompts import criterion_messages, item_messages
 from assay.grading.shuffle import identity, option_permutation
 from assay.grading.templates import Template, builtin_template, load_template
-from assay.rubric import Criterion, Item, Rubric
+from assay.item import Item
+from assay.rubric import Criterion, Rubric
 from assay.verdict import Verdict
 
 Mode = Literal["per-criterion", "per-item"]

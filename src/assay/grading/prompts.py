@@ -13,7 +13,8 @@ Everything here is a pure function of its inputs, so a prompt is byte-identical 
 item, criterion, template, permutation and examples.
 
 Example:
-    >>> from assay.rubric import Criterion, Item
+    >>> from assay.item import Item
+    >>> from assay.rubric import Criterion
     >>> item = Item(id="q1", prompt="Bee sting. What now?", response="Scrape the stinger out.")
     >>> c = Criterion(id="tweezers", text="Recommends squeezing with tweezers.", weight=-3)
     >>> print(polarity_note(c))
@@ -29,7 +30,8 @@ from collections.abc import Sequence
 from assay.grading.fewshot import Example
 from assay.grading.shuffle import displayed_labels, displayed_number
 from assay.grading.templates import Template
-from assay.rubric import Criterion, Item, Rubric
+from assay.item import Item
+from assay.rubric import Criterion, Rubric
 
 POSITIVE_BINARY = (
     "This criterion describes a desirable behaviour. Answer MET if the response does what it "

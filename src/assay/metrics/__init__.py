@@ -39,7 +39,7 @@ from assay.metrics.significance import (
     two_proportion_ztest,
     wilcoxon_signed_rank,
 )
-from assay.metrics.sources import Rubrics, read_rubrics, read_source, read_verdicts
+from assay.metrics.sources import Rubrics, read_rubrics, read_source, verdicts_of
 from assay.metrics.summary import AgreementSummary, agreement_summary, comparison
 from assay.metrics.uncertainty import bootstrap_ci, proportion, wilson_interval
 
@@ -87,10 +87,10 @@ __all__ = [
     "read_pair_calls",
     "read_rubrics",
     "read_source",
-    "read_verdicts",
     "score_agreement",
     "stress_test",
     "two_proportion_ztest",
+    "verdicts_of",
     "wilcoxon_signed_rank",
     "wilson_interval",
 ]

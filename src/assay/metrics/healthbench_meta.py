@@ -53,9 +53,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from assay.errors import InputError, Issue
 from assay.grading.prompts import BARE_RUBRIC_ITEM
+from assay.item import Item, Role
 from assay.metrics.results import Metric
 from assay.rubric.criterion import Criterion, derive_criterion_id
-from assay.rubric.item import Item, Role
 from assay.rubric.rubric import Rubric
 from assay.verdict import Verdict, VerdictLabel
 
@@ -122,7 +122,7 @@ class MetaEvalReport(BaseModel):
 
 def read_meta_eval(path: str | Path) -> list[MetaEvalRow]:
     """Read a meta-eval JSONL file; every bad line is reported as ``file:line: field: msg``."""
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     issues: list[Issue] = []
     rows = [row for _, row in iter_models(path, MetaEvalRow, issues)]

@@ -30,13 +30,11 @@ def labels_for(source: str | Path, labels: str | Path | None) -> tuple[list[Verd
 
         return run_labels(source), None
     path = Path(labels)
-    from assay.rubric.io.autorubric_dataset import KIND, read_dataset
-    from assay.rubric.io.formats import detect_format
+    if path.is_dir():  # another run: its judges' verdicts
+        from assay.metrics.sources import verdicts_of
 
-    if path.is_file() and path.suffix.lower() in (".json", ".yaml", ".yml") and \
-            detect_format(path).kind == KIND:
-        data = read_dataset(path)
-        return data.labels, Rubrics(per_item={i.id: i.rubric for i in data.items if i.rubric})
-    from assay.metrics.sources import read_verdicts
+        return verdicts_of(path), None
+    from assay.io.labels import read_labels
 
-    return read_verdicts(path), None
+    found = read_labels(path)
+    return found.labels, (Rubrics(per_item=found.rubrics) if found.rubrics is not None else None)

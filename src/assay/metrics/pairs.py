@@ -91,7 +91,7 @@ class _CallLine(BaseModel):
 
 def read_pair_calls(path: str | Path) -> NearMissPairs:
     """Pairs from a pair-call JSONL file; every bad line is reported as ``file:line: field``."""
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     path = Path(path)
     if not path.is_file():

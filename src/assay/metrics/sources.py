@@ -1,14 +1,16 @@
-"""Where metrics read their inputs: verdict / label JSONL files and rubrics.
+"""Where metrics read their inputs: verdict / label sources and rubrics.
 
-A verdict file (and a human-labels file) holds one :class:`~assay.verdict.Verdict` per line.
-Rubrics come from an Assay rubric (YAML/JSON, or an Autorubric list), applied to every item,
-or from an item file such as HealthBench JSONL, whose items carry their own rubrics.
+A source of verdicts is a verdict JSONL file (read by :func:`assay.io.read_verdicts`) or a run
+directory (read through its run store). Rubrics come from a rubric file by the one rule of
+:func:`assay.io.read_rubric_file` (a rubric, Autorubric list or taxonomy applied to every item,
+or an item file such as HealthBench JSONL whose items carry their own rubrics), or from a run
+directory's stored rubrics.
 
 Example:
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "v.jsonl"
     >>> _ = path.write_text('{"item_id": "q1", "criterion_id": "c", "verdict": "MET"}\\n')
-    >>> [v.verdict.value for v in read_verdicts(path)]
+    >>> [v.verdict.value for v in verdicts_of(path)]
     ['MET']
 """
 
@@ -25,19 +27,15 @@ from assay.scoring.rubrics import ItemRubrics
 from assay.verdict import Verdict
 
 
-def read_verdicts(path: str | Path) -> list[Verdict]:
-    """All verdicts of a JSONL file (or of a run directory, when the run store can read it).
+def verdicts_of(source: str | Path) -> list[Verdict]:
+    """All verdicts of a source: a run directory's stored votes, else a verdict JSONL file
+    (bad lines reported together as ``file:line: field: message``)."""
+    source = Path(source)
+    if source.is_dir():
+        return run_verdicts(source)
+    from assay.io.verdicts import read_verdicts
 
-    Bad lines are reported together as ``file:line: field: message``.
-    """
-    from assay import verdict
-
-    path = Path(path)
-    if path.is_dir():
-        return run_verdicts(path)
-    if not path.is_file():
-        raise InputError(Issue(str(path), None, None, "no such verdict file"))
-    return verdict.read_verdicts(path)
+    return read_verdicts(source)
 
 
 def run_verdicts(path: Path) -> list[Verdict]:
@@ -93,7 +91,7 @@ def read_source(path: str | Path, rubric: str | Path | None = None) -> tuple[lis
     """Verdicts of SOURCE (verdict JSONL or run directory) and the rubrics that apply:
     ``rubric`` when given, else a run directory's own rubrics, else None (to be inferred)."""
     path = Path(path)
-    verdicts = read_verdicts(path)
+    verdicts = verdicts_of(path)
     if rubric is not None:
         return verdicts, read_rubrics(rubric)
     return verdicts, (run_rubrics(path) if path.is_dir() else None)
@@ -121,14 +119,12 @@ class Rubrics(ItemRubrics):
 
 
 def read_rubrics(path: str | Path) -> Rubrics:
-    """A rubric document (shared by all items) or an item file with per-item rubrics."""
-    from assay.rubric.io import detect_format, iter_items, read_rubric
+    """The rubrics of a rubric file (:func:`assay.io.read_rubric_file`: a rubric shared by all
+    items, or an item file with per-item rubrics) as a lookup."""
+    from assay.io.rubric_files import read_rubric_file
 
-    path = Path(path)
-    if detect_format(path).kind in ("rubric", "autorubric"):
-        return Rubrics(shared=read_rubric(path))
-    per_item = {item.id: item.rubric for item in iter_items(path) if item.rubric is not None}
-    return Rubrics(per_item=per_item)
+    found = read_rubric_file(path)
+    return Rubrics(shared=found.shared, per_item=found.per_item)
 
 
 def inferred_rubrics(verdicts: Iterable[Verdict]) -> Rubrics:

@@ -194,7 +194,7 @@ def grade_rag(
 
 
 def write_grades(grades: Sequence[RagGrade], path: str | Path) -> int:
-    from assay.rubric.io.jsonl import write_jsonl
+    from assay.io.jsonl import write_jsonl
 
     return write_jsonl((g.model_dump(mode="json") for g in grades), path)
 
@@ -202,7 +202,7 @@ def write_grades(grades: Sequence[RagGrade], path: str | Path) -> int:
 def read_grades(path: str | Path) -> list[RagGrade]:
     """The grades of a ``grades.jsonl`` (or of a job directory holding one); bad lines raise one
     :class:`InputError` naming file, line and field."""
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     path = Path(path)
     if path.is_dir():

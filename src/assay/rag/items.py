@@ -167,8 +167,8 @@ def iter_rag_items(path: str | Path, issues: list[Issue]) -> Iterator[RagItem]:
     field) to ``issues``, as do duplicate ids."""
     from pydantic import ValidationError
 
-    from assay.rubric.io.errors import issues_from
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io.errors import issues_from
+    from assay.io.jsonl import iter_jsonl
 
     seen: dict[str, int] = {}
     for line, record in iter_jsonl(path, source=str(path)):
@@ -225,6 +225,6 @@ def read_rag_items(path: str | Path) -> list[RagItem]:
 
 def write_rag_items(items: list[RagItem], path: str | Path) -> int:
     """Write items as JSONL (defaults left out). Returns the number written."""
-    from assay.rubric.io.jsonl import write_jsonl
+    from assay.io.jsonl import write_jsonl
 
     return write_jsonl((i.model_dump(mode="json", exclude_defaults=True) for i in items), path)

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError, InputError, Issue
+from assay.item import Item
 from assay.metrics.compare import ComparisonReport
 from assay.metrics.summary import AgreementSummary
-from assay.rubric import Item, Rubric
+from assay.rubric import Rubric
 from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
 from assay.runs.store import RunStore
 from assay.verdict import Verdict
@@ -179,9 +180,9 @@ def _context(item: Item) -> list[tuple[str, str]]:
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
     if labels is not None:
-        from assay.metrics.sources import read_verdicts
+        from assay.metrics.label_sources import labels_for
 
-        return read_verdicts(labels)
+        return labels_for(run, labels)[0]
     from assay.review.labels import RunLabels
 
     if not RunLabels.exists(run):

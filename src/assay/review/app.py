@@ -87,11 +87,11 @@ def make_app(target: str | Path, *, reviewer: str = "reviewer", token: str | Non
 
 
 def _rubric_file(path: Path) -> dict[str, Rubric]:
-    from assay.metrics.sources import read_rubrics
+    from assay.io import read_rubric_file
 
     if not path.is_file():
         raise InputError(Issue(str(path), None, None, "no such run directory or rubric file"))
-    rubrics = read_rubrics(path)
+    rubrics = read_rubric_file(path)
     found = {rubrics.shared.id: rubrics.shared} if rubrics.shared is not None else rubrics.per_item
     if not found:
         raise InputError(Issue(str(path), None, None, "holds no rubric to review"))

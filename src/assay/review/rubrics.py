@@ -50,7 +50,7 @@ def save_reviewed_rubric(
     source: str | None = None,
 ) -> Path:
     """Apply ``decisions`` to ``rubric`` and write the new version in ``folder`` (YAML)."""
-    from assay.rubric.io import write_rubric
+    from assay.io import write_rubric
 
     by_id = {d.criterion_id: d for d in decisions}
     unknown = set(by_id) - {c.id for c in rubric.criteria}

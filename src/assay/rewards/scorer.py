@@ -40,9 +40,10 @@ from typing import Any, Literal
 
 from assay.errors import AssayError, ConfigError
 from assay.grading.grader import Grader, GradingConfig, PlannedCall
+from assay.item import Item
 from assay.judges.judge import Judge
 from assay.judges.types import JudgeRequest
-from assay.rubric import Criterion, Item, Rubric
+from assay.rubric import Criterion, Rubric
 from assay.scoring import AbstainStrategy, Abstention, ItemScorer, RewardNormalization
 from assay.verdict import Verdict
 

@@ -3,7 +3,7 @@
 A :class:`Catalogue` is the flat list of candidates a router chooses from: the leaves of a
 :class:`~assay.rubric.Taxonomy` (each with its taxonomy path, trigger condition and optional
 health-memory ``requires``), or any list of criteria (a criterion bank, seed 004). A
-:class:`Router` maps one query (an :class:`~assay.rubric.Item`: its conversation and health
+:class:`Router` maps one query (an :class:`~assay.item.Item`: its conversation and health
 memory, never its response) to a :class:`Routing`: the active entries, each with a reason, plus
 the entries the health-memory guard excluded and the number of model calls made.
 
@@ -11,7 +11,7 @@ Every router first applies the same guard: an entry whose ``requires`` names dat
 health memory does not hold (e.g. ``lab:LDL``) is not eligible, whatever a model would say.
 
 Example:
-    >>> from assay.rubric import Item
+    >>> from assay.item import Item
     >>> catalogue = Catalogue.from_criteria([
     ...     {"id": "ldl", "text": "Mentions the user's LDL-C.", "trigger": "lipid questions",
     ...      "metadata": {"requires": ["lab:ldl"]}},
@@ -37,9 +37,10 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import ConfigError
+from assay.health_memory import HealthMemory
+from assay.item import Item
 from assay.jobs.caller import stable_json
-from assay.rubric import Criterion, Item, Taxonomy
-from assay.rubric.health_memory import HealthMemory
+from assay.rubric import Criterion, Taxonomy
 
 
 @dataclass(frozen=True)

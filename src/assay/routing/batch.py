@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from assay.item import Item
 from assay.jobs import CallStore, run_batch
 from assay.routing.base import Router, Routing, query_key
-from assay.rubric import Item
 
 
 @dataclass

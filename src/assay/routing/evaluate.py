@@ -165,7 +165,7 @@ class ExpertSelection(BaseModel):
 def read_expert_selections(path: str | Path, known: set[str] | None = None
                            ) -> tuple[dict[str, set[str]], dict[str, str]]:
     """``{id: selected leaves}`` and ``{id: scenario}`` from JSONL; errors name line and field."""
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     issues: list[Issue] = []
     selections, scenarios = {}, {}

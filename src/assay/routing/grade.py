@@ -23,10 +23,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import Issue
+from assay.item import Item
 from assay.jobs import JobDir, StageCaller
 from assay.routing.base import Router
 from assay.routing.batch import RoutedBatch, route_items
-from assay.rubric import Item, Taxonomy
+from assay.rubric import Taxonomy
 
 
 async def route_for_grading(

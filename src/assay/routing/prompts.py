@@ -11,7 +11,7 @@
 The paper's replies are a bare ID list and a fenced JSON object; the judges layer asks every
 model for a JSON object, so the ID list travels as ``{"rubric_ids": [...]}``.
 When the query has a health memory, it is shown after the query under "### User Health Memory"
-(the papers leave its serialisation open; see :mod:`assay.rubric.health_memory`).
+(the papers leave its serialisation open; see :mod:`assay.health_memory`).
 
 Example:
     >>> from assay.routing.base import Entry

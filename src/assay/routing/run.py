@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import Issue
+from assay.item import Item
 from assay.routing.base import Catalogue, Routing, Selection
 from assay.routing.batch import RoutedBatch
 from assay.routing.factory import make_router
@@ -35,7 +36,7 @@ from assay.routing.grade import (
     route_for_grading,
     routing_summary,
 )
-from assay.rubric import Item, Taxonomy
+from assay.rubric import Taxonomy
 
 ROUTERS = ("tree", "catalogue", "embedding", "relevance", "all")
 

@@ -19,7 +19,7 @@ are graded against the *clean* item: the evaluator is the oracle that knows the 
 Detection Rate and Mean Penalty then come from :func:`assay.metrics.stress_test`.
 
 Example:
-    >>> from assay.rubric import Item
+    >>> from assay.item import Item
     >>> item = Item(id="q", messages=[{"role": "system", "content": "Refer emergencies."},
     ...                               {"role": "user", "content": "Chest pain?"}],
     ...             health_memory={"labs": [{"name": "LDL-C", "value": 168, "unit": "mg/dL",
@@ -37,8 +37,8 @@ from __future__ import annotations
 from typing import Any
 
 from assay.grading.seeding import rng_for
-from assay.rubric import Item
-from assay.rubric.health_memory import Lab, WearableSeries
+from assay.health_memory import Lab, WearableSeries
+from assay.item import Item
 
 PERTURBATIONS = ("missing_instructions", "missing_user_data", "inappropriate_instructions",
                  "inaccurate_user_data")

@@ -1,4 +1,4 @@
-"""The data model: criteria, rubrics, taxonomies and items."""
+"""The rubric data model: criteria, rubrics and taxonomies (items are :mod:`assay.item`)."""
 
 from assay.rubric.criterion import (
     Criterion,
@@ -9,7 +9,6 @@ from assay.rubric.criterion import (
     derive_criterion_id,
     positional_criterion_ids,
 )
-from assay.rubric.item import Item, Message, Passage
 from assay.rubric.rubric import DuplicatePair, Rubric
 from assay.rubric.taxonomy import Taxonomy, TaxonomyNode
 
@@ -18,10 +17,7 @@ __all__ = [
     "CriterionExample",
     "CriterionKind",
     "DuplicatePair",
-    "Item",
-    "Message",
     "Option",
-    "Passage",
     "Provenance",
     "Rubric",
     "Taxonomy",

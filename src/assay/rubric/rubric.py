@@ -49,7 +49,7 @@ class Rubric(BaseModel):
     @model_validator(mode="after")
     def _check_criteria(self) -> Rubric:
         self._number_repeated_texts()
-        # ctx["loc"] lets file readers point at the offending entry (see assay.rubric.io.errors).
+        # ctx["loc"] lets file readers point at the offending entry (see assay.io.errors).
         seen: dict[str, int] = {}
         for index, criterion in enumerate(self.criteria):
             if criterion.id in seen:

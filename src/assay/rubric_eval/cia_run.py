@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.io.jsonl import write_jsonl
+from assay.io.verdicts import write_verdicts
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.coverage_gold import CoverageSummary, coverage_summary
-from assay.rubric.io.jsonl import write_jsonl
 from assay.rubric_eval import prompts
 from assay.rubric_eval.cia import AtomicPoint, atomize, fallback_points, gold_rubrics, verify_query
 from assay.rubric_eval.released import read_rubric_set
@@ -130,7 +131,7 @@ def _write_outputs(path: Path, result: CiaResult, counts: dict[str, int],
                  for i in counts if i in result.points), path / "gold_atomic_points.jsonl")
     for label, rows in verdicts.items():
         name = "coverage.jsonl" if label == "candidate" else f"coverage_{label}.jsonl"
-        write_jsonl((v.model_dump(mode="json", exclude_defaults=True) for v in rows), path / name)
+        write_verdicts(rows, path / name)
 
 
 def _summary_json(result: CiaResult) -> str:

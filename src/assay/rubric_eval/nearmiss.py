@@ -88,7 +88,7 @@ async def build_pair(caller: StageCaller, query: Query, *, attempts: int = 2) ->
 
 def read_pairs(path: str | Path) -> list[NearMissPair]:
     """A pair file; every bad line is reported (file, line, field), duplicates too."""
-    from assay.rubric.io.jsonl import iter_models
+    from assay.io.jsonl import iter_models
 
     path = Path(path)
     if not path.is_file():

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.io.jsonl import write_jsonl
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.discrimination import PairCall
 from assay.metrics.pairs import DiscriminationSummary, NearMissPairs, discrimination_summary
-from assay.rubric.io.jsonl import write_jsonl
 from assay.rubric_eval import prompts
 from assay.rubric_eval.nearmiss import NearMissPair, build_pair, read_pairs
 from assay.rubric_eval.pair_judge import Totals, judge_pair

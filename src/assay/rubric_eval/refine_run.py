@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
+from assay.io.jsonl import write_jsonl
+from assay.item import Item
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.compare import ScoreComparison, compare_scores
-from assay.rubric.io.jsonl import write_jsonl
-from assay.rubric.item import Item
 from assay.rubric_eval import prompts
 from assay.rubric_eval.refine import refine_one
 from assay.rubric_eval.released import (

@@ -95,7 +95,7 @@ def _key(value: Any) -> str | None:
 
 
 def _rows(path: Path, issues: list[Issue]) -> Iterator[tuple[int, dict[str, Any]]]:
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io.jsonl import iter_jsonl
 
     for line, value in iter_jsonl(path, source=str(path)):
         if isinstance(value, Issue):
@@ -149,7 +149,7 @@ def read_rubric_set(path: str | Path) -> RubricSet:
     shared = _shared_rubric(path)
     if shared is not None:
         return shared
-    from assay.rubric.io.jsonl import first_record
+    from assay.io.jsonl import first_record
 
     first = first_record(path)
     if isinstance(first, dict) and "prompt_id" in first and "rubrics" in first:
@@ -199,19 +199,18 @@ def _shared_rubric(path: Path) -> RubricSet | None:
             raise InputError(issues)
         return RubricSet(source=str(path), shared=entries)
     if path.suffix.lower() in (".yaml", ".yml") or (isinstance(whole, dict) and "criteria" in whole):
-        from assay.rubric.io import read_rubric
+        from assay.io import read_rubric
 
         return RubricSet(source=str(path), shared=entries_of_rubric(read_rubric(path)))
     return None
 
 
 def _healthbench_set(path: Path) -> RubricSet:
-    from assay.rubric.io import iter_items
+    from assay.io import read_rubric_file
 
     out = RubricSet(source=str(path))
-    for item in iter_items(path):
-        if item.rubric is not None:
-            out.per_index[item.id] = entries_of_rubric(item.rubric)
+    for item_id, rubric in read_rubric_file(path).per_item.items():
+        out.per_index[item_id] = entries_of_rubric(rubric)
     return out
 
 
@@ -311,11 +310,11 @@ def load_queries(
     line) or a released rubric file, then with ``conversations`` (and ``references``).
     """
     gold = Path(gold)
-    from assay.rubric.io.jsonl import first_record
+    from assay.io.jsonl import first_record
 
     first = first_record(gold) if gold.is_file() else None
     if isinstance(first, dict) and "prompt_id" in first:
-        from assay.rubric.io import iter_items
+        from assay.io import iter_items
 
         items = {i.id: i for i in iter_items(gold)}
         refs = read_responses(references) if references else {}

@@ -117,8 +117,8 @@ def _rubric_presence(source: Any):
     """(item id, whether it has a rubric) for every item of ``source``."""
     if source.items is not None:
         return ((item.id, item.rubric is not None) for item in source.items)
-    from assay.rubric.io import detect_format, iter_items
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io import detect_format, iter_items
+    from assay.io.jsonl import iter_jsonl
 
     try:
         file_format = detect_format(source.path)

@@ -21,10 +21,11 @@ from typing import Any
 from assay.errors import AssayError, Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
+from assay.item import Item
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.logs import get_logger
 from assay.progress import QuietProgress, RunProgress
-from assay.rubric import Item, Rubric
+from assay.rubric import Rubric
 from assay.runs.store import COMMIT_AFTER_S, CallRecord, RunStore
 from assay.verdict import Verdict
 

@@ -22,7 +22,8 @@ from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.grading.aggregate import Aggregated, Aggregation, Vote, aggregate
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 from assay.runs.store import RunStore
 from assay.scoring import (
     Abstention,

@@ -153,8 +153,8 @@ def _dict_digest(mapping: dict[str, str] | None) -> str:
 def _pools(options: RunOptions) -> tuple[dict[str, list[Example]], str | None]:
     if not options.few_shot_labels:
         return {}, None
-    from assay.rubric.io import iter_items
-    from assay.verdict import read_verdicts
+    from assay.io import iter_items
+    from assay.io.verdicts import read_verdicts
 
     items = list(iter_items(options.few_shot_items)) if options.few_shot_items else []
     labels = read_verdicts(options.few_shot_labels)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.rubric import Item
+from assay.item import Item
 from assay.verdict import Verdict
 
 
@@ -36,7 +36,7 @@ def count_records(path: str | Path) -> int | None:
 
 def read_responses(path: str | Path) -> dict[str, str]:
     """``prompt_id`` (or ``item_id``/``id``) → ``response`` (or ``completion``) from a JSONL."""
-    from assay.rubric.io.jsonl import iter_jsonl
+    from assay.io.jsonl import iter_jsonl
 
     responses: dict[str, str] = {}
     issues: list[Issue] = []
@@ -109,8 +109,8 @@ class ItemSource:
             return self._dataset_cache
         self._dataset_read = True
         if self.path is not None and Path(self.path).suffix.lower() in (".json", ".yaml", ".yml"):
-            from assay.rubric.io.autorubric_dataset import KIND, read_dataset
-            from assay.rubric.io.formats import detect_format
+            from assay.io.autorubric_dataset import KIND, read_dataset
+            from assay.io.formats import detect_format
 
             if detect_format(self.path).kind == KIND:
                 self._dataset_cache = read_dataset(self.path, strict=False)
@@ -119,7 +119,7 @@ class ItemSource:
     def _raw(self) -> Iterable[Item]:
         if self.items is not None:
             return iter(self.items)
-        from assay.rubric.io import iter_items
+        from assay.io import iter_items
 
         return iter_items(self.path, issues=self.issues)
 

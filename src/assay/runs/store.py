@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.rubric import Item, Rubric
+from assay.item import Item
+from assay.rubric import Rubric
 from assay.runs.store_errors import StoreError, damaged
 from assay.verdict import Verdict
 

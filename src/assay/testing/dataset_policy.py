@@ -13,7 +13,8 @@ From the shell: ``assay fake-judge --policy dataset:charm100_sample.json``, or
 (``--error-rate 0.2`` instead wraps either in random wrong answers).
 
 Example:
-    >>> from assay.rubric import Item, Rubric
+    >>> from assay.item import Item
+    >>> from assay.rubric import Rubric
     >>> from assay.testing.prompts import CriterionView
     >>> from assay.verdict import Verdict
     >>> rubric = Rubric(criteria=[{"id": "scrape", "text": "Says to scrape.", "weight": 5}])
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from assay.errors import InputError
 from assay.grading.seeding import rng_for
-from assay.rubric import Item
+from assay.item import Item
 from assay.rubric.criterion import Criterion, CriterionKind
 from assay.testing.prompts import CriterionView
 from assay.verdict import Verdict, VerdictLabel
@@ -65,7 +66,7 @@ class DatasetPolicy:
     @classmethod
     def from_file(cls, path: str | Path, default: str = "CANNOT_ASSESS") -> DatasetPolicy:
         """From an Autorubric dataset file (its items and ground truth)."""
-        from assay.rubric.io.autorubric_dataset import read_dataset
+        from assay.io.autorubric_dataset import read_dataset
 
         data = read_dataset(path)
         return cls.from_items(data.items, data.labels, default)
@@ -87,7 +88,7 @@ def dataset_policy(kind: str, arg: str, *, seed: int = 0) -> DatasetPolicy:
     if not path or not 0.0 <= share <= 1.0:
         raise InputError(f"--policy perturbed:{arg}: expected perturbed:RATE:FILE.json with "
                          "RATE in [0, 1]")
-    from assay.rubric.io.autorubric_dataset import read_dataset
+    from assay.io.autorubric_dataset import read_dataset
 
     data = read_dataset(path)
     return DatasetPolicy.from_items(data.items, perturb_labels(data.items, data.labels,
@@ -112,8 +113,8 @@ def write_perturbed_dataset(source: str | Path, target: str | Path, *, rate: flo
                             seed: int = 0) -> int:
     """Write a copy of an Autorubric dataset with perturbed ground truth; returns how many
     labels changed."""
-    from assay.rubric.io.autorubric_dataset import read_dataset
-    from assay.rubric.io.autorubric_dataset_write import write_dataset
+    from assay.io.autorubric_dataset import read_dataset
+    from assay.io.autorubric_dataset_write import write_dataset
 
     data = read_dataset(source)
     changed = perturb_labels(data.items, data.labels, rate=rate, seed=seed)

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from assay.errors import InputError, Issue
 from assay.rubric import Criterion, Rubric
 from assay.testing.prompts import CriterionView
 
@@ -103,17 +102,11 @@ def resolve_answer(answer: str, view: CriterionView, scales: dict[str, OptionSca
 
 
 def _rubrics(sources: Iterable[RubricSource]) -> Iterable[Rubric]:
-    from assay.rubric.io import detect_format, iter_items, read_rubric
+    from assay.io import read_rubric_file
 
     for source in sources:
         if isinstance(source, Rubric):
             yield source
             continue
-        kind = detect_format(source).kind
-        if kind in ("items", "healthbench"):
-            yield from (i.rubric for i in iter_items(source) if i.rubric is not None)
-        elif kind in ("rubric", "autorubric"):
-            yield read_rubric(source)
-        else:
-            raise InputError(Issue(str(source), None, None,
-                                   f"expected a rubric or an items file, found a {kind} file"))
+        found = read_rubric_file(source)
+        yield from ([found.shared] if found.shared is not None else found.per_item.values())

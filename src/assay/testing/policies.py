@@ -75,7 +75,7 @@ class GroundTruthPolicy:
 
     @classmethod
     def from_file(cls, path: str | Path, default: str = "CANNOT_ASSESS") -> GroundTruthPolicy:
-        from assay.rubric.io.jsonl import iter_jsonl
+        from assay.io.jsonl import iter_jsonl
 
         path = Path(path)
         rows, issues = [], []

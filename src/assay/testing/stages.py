@@ -68,7 +68,7 @@ class StageScript:
     @classmethod
     def from_file(cls, path: str | Path) -> StageScript:
         """Read a JSON or YAML mapping ``{stage: reply}`` (no callables, of course)."""
-        from assay.rubric.io.yaml_json import load_document
+        from assay.io.yaml_json import load_document
 
         data = load_document(path)
         if not isinstance(data, dict):

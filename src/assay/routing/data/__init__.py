@@ -5,7 +5,7 @@ to curate, written for Assay from the categories RubricsTree names; the paper's 
 unpublished. ``--taxonomy starter`` on the command line loads it.
 
 Example:
-    >>> from assay.rubric.io import read_taxonomy
+    >>> from assay.io import read_taxonomy
     >>> len(read_taxonomy(STARTER_TAXONOMY).leaves()) >= 100
     True
 """

@@ -46,9 +46,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import autorubric
-from assay.rubric.io.errors import Loc, field_path, show
-from assay.rubric.item import Item, Message
+from assay.io import autorubric
+from assay.io.errors import Loc, field_path, show
+from assay.item import Item, Message
 from assay.rubric.rubric import Rubric
 from assay.verdict import Verdict, VerdictLabel
 
@@ -106,7 +106,7 @@ class Dataset:
 
 def read_dataset(path: str | Path, *, strict: bool = True) -> Dataset:
     """The dataset in ``path``; with ``strict`` any problem raises one :class:`InputError`."""
-    from assay.rubric.io.yaml_json import line_finder, load_document
+    from assay.io.yaml_json import line_finder, load_document
 
     document = load_document(path)
     data = parse_dataset(document, source=str(path), line_of=line_finder(path),

@@ -13,10 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.errors import InputError, Issue
-from assay.rubric.io.documents import read_rubric, read_taxonomy
-from assay.rubric.io.duplicates import duplicate_warnings
-from assay.rubric.io.formats import ITEM_KINDS, FileFormat, detect_format
-from assay.rubric.io.items import iter_items
+from assay.io.documents import read_rubric, read_taxonomy
+from assay.io.duplicates import duplicate_warnings
+from assay.io.formats import ITEM_KINDS, FileFormat, detect_format
+from assay.io.items import iter_items
+from assay.io.verdicts import iter_verdicts
 
 
 def validate_file(path: str | Path) -> list[Issue]:
@@ -46,7 +47,7 @@ def check_file(
         return None, exc.issues, 0
     issues: list[Issue] = []
     if file_format.kind == "verdicts":
-        return file_format, issues, _check_verdicts(path, issues)
+        return file_format, issues, sum(1 for _ in iter_verdicts(path, issues))
     if file_format.kind in ITEM_KINDS:
         count = sum(1 for _ in iter_items(path, issues=issues, format=file_format.kind,
                                           warnings=warnings))
@@ -62,23 +63,3 @@ def check_file(
         return file_format, exc.issues, 0
     return file_format, issues, 1
 
-
-def _check_verdicts(path: Path, issues: list[Issue]) -> int:
-    from pydantic import ValidationError
-
-    from assay.rubric.io.errors import issues_from
-    from assay.rubric.io.jsonl import iter_jsonl
-    from assay.verdict import Verdict
-
-    count = 0
-    for line, value in iter_jsonl(path, source=str(path)):
-        if isinstance(value, Issue):
-            issues.append(value)
-            continue
-        try:
-            Verdict.model_validate(value)
-        except ValidationError as exc:
-            issues.extend(issues_from(exc, source=str(path), line=line))
-        else:
-            count += 1
-    return count

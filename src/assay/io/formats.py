@@ -9,7 +9,7 @@ A *syntax* is how the file is written (``jsonl``, ``json``, ``yaml``); a *kind* 
 - ``autorubric-dataset``: an Autorubric dataset (``{name, prompt, rubric, items}``, items with
   ``submission`` and ``ground_truth``): items and their human labels;
 - ``taxonomy``: a criterion tree (``{id, root}``);
-- ``verdicts``: verdict JSONL (lines with ``item_id`` and ``criterion_id``), checked only.
+- ``verdicts``: verdict JSONL (lines with ``item_id`` and ``criterion_id``; :mod:`assay.io.verdicts`).
 
 JSONL files are sniffed from their first parseable line only, so detection never reads a large
 file whole.
@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from assay.errors import InputError, Issue
-from assay.rubric.io.autorubric import is_autorubric_list
-from assay.rubric.io.autorubric_dataset import is_autorubric_dataset
-from assay.rubric.io.healthbench import is_healthbench
-from assay.rubric.io.jsonl import first_record
-from assay.rubric.io.yaml_json import YAML_SUFFIXES
+from assay.io.autorubric import is_autorubric_list
+from assay.io.autorubric_dataset import is_autorubric_dataset
+from assay.io.healthbench import is_healthbench
+from assay.io.jsonl import first_record
+from assay.io.yaml_json import YAML_SUFFIXES
 
 Kind = Literal["healthbench", "items", "rubric", "autorubric", "autorubric-dataset", "taxonomy",
                "verdicts"]
@@ -97,7 +97,7 @@ def detect_format(path: str | Path, document: Any = None) -> FileFormat:
     if syntax == "jsonl":
         return FileFormat(classify_record(first_record(path)), "jsonl")
     if document is None:
-        from assay.rubric.io.yaml_json import load_document
+        from assay.io.yaml_json import load_document
 
         document = load_document(path)
     return FileFormat(classify_document(document), syntax)

@@ -1,6 +1,6 @@
 """Write Autorubric dataset files from Assay items and label (verdict) files.
 
-The inverse of :mod:`assay.rubric.io.autorubric_dataset`: items read from a dataset carry what
+The inverse of :mod:`assay.io.autorubric_dataset`: items read from a dataset carry what
 is needed in ``item.metadata["autorubric"]``, so reading a dataset and writing it back gives the
 same JSON document. Items that never were a dataset work too:
 
@@ -14,7 +14,8 @@ same JSON document. Items that never were a dataset work too:
   is an (item, criterion) labelled by several raters (pass one rater's labels).
 
 Example:
-    >>> from assay.rubric import Item, Rubric
+    >>> from assay.item import Item
+    >>> from assay.rubric import Rubric
     >>> from assay.verdict import Verdict
     >>> rubric = Rubric(id="bee", criteria=[{"id": "scrape", "text": "Scrape it.", "weight": 5}])
     >>> item = Item(id="q1", prompt="Bee sting?", response="Scrape it out.")
@@ -32,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import autorubric
-from assay.rubric.io.autorubric_dataset import META, chat_messages, encode_chat, named_entry
-from assay.rubric.item import Item, Message
+from assay.io import autorubric
+from assay.io.autorubric_dataset import META, chat_messages, encode_chat, named_entry
+from assay.item import Item, Message
 from assay.rubric.rubric import Rubric
 from assay.verdict import Verdict
 
@@ -42,7 +43,7 @@ from assay.verdict import Verdict
 def write_dataset(items: Iterable[Item], labels: Iterable[Verdict], path: str | Path, *,
                   rubric: Rubric | None = None, name: str | None = None) -> int:
     """Write the dataset JSON; returns the number of items. Raises :class:`InputError`."""
-    from assay.rubric.io.yaml_json import dump_document
+    from assay.io.yaml_json import dump_document
 
     document = dataset_document(items, labels, rubric=rubric, name=name or Path(path).stem)
     dump_document(document, path)

@@ -3,7 +3,7 @@
 ``messages`` hold the conversation that led to the response; a single ``prompt`` string is
 accepted as shorthand for one user message. ``context`` holds retrieved passages (RAG), and
 ``reference`` an ideal answer, ``health_memory`` the user's own health data (see
-:mod:`assay.rubric.health_memory`). ``rubric`` is set when the item carries its own rubric, as
+:mod:`assay.health_memory`). ``rubric`` is set when the item carries its own rubric, as
 every HealthBench example does.
 
 Example:
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.rubric.health_memory import HealthMemory
+from assay.health_memory import HealthMemory
 from assay.rubric.rubric import Rubric
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]

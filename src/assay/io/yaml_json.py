@@ -24,8 +24,8 @@ import orjson
 import yaml
 
 from assay.errors import InputError, Issue
+from assay.io.errors import Loc
 from assay.limits import MAX_ALIAS_NODES, MAX_DOCUMENT_BYTES, MAX_NESTING, too_deep
-from assay.rubric.io.errors import Loc
 
 YAML_SUFFIXES = (".yaml", ".yml")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

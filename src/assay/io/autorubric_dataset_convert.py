@@ -3,8 +3,9 @@
 - dataset -> items: the items (each with its rubric, unless ``--rubric FILE`` takes the shared
   rubric out into that file) and the ground truth as a verdict JSONL label file (``--labels``,
   default ``TARGET.labels.jsonl`` next to the items), rater ``ground_truth``;
-- items (+ labels, + rubric) -> dataset: the inverse; labels may be a verdict JSONL, a run
-  directory (its judge's verdicts) or another dataset.
+- items (+ labels, + rubric) -> dataset: the inverse; labels may be a verdict JSONL or another
+  dataset (:func:`assay.io.labels.read_labels`), or verdicts already read (``assay convert``
+  reads a run directory's judge verdicts through the run store).
 
 Reading a dataset and converting it back gives the same JSON document.
 
@@ -15,7 +16,7 @@ Example:
     ...     {"name": "scrape", "weight": 5.0, "requirement": "Says to scrape."}],
     ...     "items": [{"submission": "Scrape it.", "description": "", "ground_truth": ["MET"]}]}
     >>> _ = (folder / "bee.json").write_text(json.dumps(doc))
-    >>> from assay.rubric.io.convert import convert_file
+    >>> from assay.io.convert import convert_file
     >>> convert_file(folder / "bee.json", folder / "items.jsonl", None)  # doctest: +ELLIPSIS
     'wrote 1 items to .../items.jsonl; 1 labels to .../items.labels.jsonl'
     >>> convert_file(folder / "items.jsonl", folder / "back.json", "autorubric-dataset",
@@ -32,24 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.rubric.io.autorubric_dataset import KIND, META, read_dataset
-from assay.rubric.io.autorubric_dataset_write import write_dataset
+from assay.io.autorubric_dataset import KIND, META, read_dataset
+from assay.io.autorubric_dataset_write import write_dataset
+from assay.io.labels import read_labels
 from assay.verdict import Verdict
-
-DOCUMENT_SUFFIXES = (".json", ".yaml", ".yml")
-
-
-def read_labels(path: str | Path) -> list[Verdict]:
-    """Human labels from a verdict JSONL, a run directory, or an Autorubric dataset."""
-    path = Path(path)
-    if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES:
-        from assay.rubric.io.formats import detect_format
-
-        if detect_format(path).kind == KIND:
-            return read_dataset(path).labels
-    from assay.metrics.sources import read_verdicts
-
-    return read_verdicts(path)
 
 
 def default_labels_path(target: Path) -> Path:
@@ -57,12 +44,12 @@ def default_labels_path(target: Path) -> Path:
 
 
 def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
-                    labels: str | Path | None, rubric: str | Path | None,
+                    labels: str | Path | list[Verdict] | None, rubric: str | Path | None,
                     atomic: Callable[..., Any]) -> str:
     """See the module docstring; ``atomic(target, write, issues)`` writes all or nothing."""
     if kind == KIND and to != KIND:
         return _to_items(source, target, to, labels, rubric, atomic)
-    from assay.rubric.io import load_items, read_rubric
+    from assay.io import load_items, read_rubric
 
     if kind == KIND:
         data = read_dataset(source)
@@ -70,7 +57,7 @@ def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
     else:
         items, found = load_items(source, format=kind), []
     if labels is not None:
-        found = read_labels(labels)
+        found = labels if isinstance(labels, list) else read_labels(labels).labels
     shared = read_rubric(rubric) if rubric is not None else None
     count = atomic(target, lambda tmp: write_dataset(items, found, tmp, rubric=shared,
                                                      name=target.stem), [])
@@ -78,10 +65,14 @@ def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
     return f"wrote an Autorubric dataset of {count} items ({labelled} labelled) to {target}"
 
 
-def _to_items(source: Path, target: Path, to: str, labels: str | Path | None,
+def _to_items(source: Path, target: Path, to: str, labels: str | Path | list[Verdict] | None,
               rubric: str | Path | None, atomic: Callable[..., Any]) -> str:
-    from assay.rubric.io import write_items, write_rubric
-    from assay.verdict import write_verdicts
+    from assay.io import write_items, write_rubric
+    from assay.io.verdicts import write_verdicts
+
+    if isinstance(labels, list):
+        raise InputError(Issue(None, None, "--labels", "names the label file to write when "
+                               "converting a dataset to items, not a run directory"))
 
     data = read_dataset(source)
     items = data.items

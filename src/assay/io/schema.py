@@ -14,10 +14,10 @@ from typing import Any
 
 SCHEMAS: dict[str, tuple[str, str]] = {
     "rubric": ("assay.rubric.rubric", "Rubric"),
-    "item": ("assay.rubric.item", "Item"),
+    "item": ("assay.item", "Item"),
     "taxonomy": ("assay.rubric.taxonomy", "Taxonomy"),
     "verdict": ("assay.verdict", "Verdict"),
-    "healthbench": ("assay.rubric.io.healthbench", "HealthBenchExample"),
+    "healthbench": ("assay.io.healthbench", "HealthBenchExample"),
 }
 
 

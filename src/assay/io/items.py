@@ -23,13 +23,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import healthbench
-from assay.rubric.io.duplicates import duplicate_warnings
-from assay.rubric.io.errors import field_path, issues_from
-from assay.rubric.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
-from assay.rubric.io.jsonl import iter_jsonl, write_jsonl
-from assay.rubric.io.yaml_json import dump_document, line_finder, load_document
-from assay.rubric.item import Item
+from assay.io import healthbench
+from assay.io.duplicates import duplicate_warnings
+from assay.io.errors import field_path, issues_from
+from assay.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
+from assay.io.jsonl import iter_jsonl, write_jsonl
+from assay.io.yaml_json import dump_document, line_finder, load_document
+from assay.item import Item
 
 
 def iter_items(
@@ -38,16 +38,18 @@ def iter_items(
     issues: list[Issue] | None = None,
     format: Kind | None = None,
     warnings: list[Issue] | None = None,
+    require_rubric: bool = False,
 ) -> Iterator[Item]:
     """Stream the items of a file: item JSONL, HealthBench JSONL, a JSON/YAML document, or an
-    Autorubric dataset (:mod:`assay.rubric.io.autorubric_dataset`; its labels are not items).
+    Autorubric dataset (:mod:`assay.io.autorubric_dataset`; its labels are not items).
 
     With ``issues`` given, every bad record is appended there (all its problems, with file,
     line and field) and skipped, and reading goes on; without it the first bad record raises
     :class:`InputError`. Item ids must be unique within a file. JSONL files are read one line at
     a time, so memory does not grow with the file (beyond the set of ids seen). With
     ``warnings`` given, criteria an item's rubric states twice are listed there (they are kept
-    and graded; see :func:`~assay.rubric.io.duplicates.duplicate_warnings`).
+    and graded; see :func:`~assay.io.duplicates.duplicate_warnings`). With ``require_rubric``, an
+    item without its own rubric is a bad record (an item file read as rubrics).
     """
     source = str(path)
     seen: dict[str, int | None] = {}
@@ -62,7 +64,8 @@ def iter_items(
             except InputError as exc:
                 problems = exc.issues
             else:
-                if item.id not in seen:
+                problems = _refused(item, where, source, line, seen, require_rubric)
+                if not problems:
                     seen[item.id] = line if line is not None else _line_of(where)
                     if warnings is not None and item.rubric is not None:
                         found = _duplicate_criteria(item, where, source, seen[item.id])
@@ -72,16 +75,17 @@ def iter_items(
                             warnings.extend(found)
                     yield item
                     continue
-                problems = [_duplicate(item, where, source, line, seen[item.id])]
         if issues is None:
             raise InputError(problems)
         issues.extend(problems)
 
 
-def load_items(path: str | Path, *, format: Kind | None = None) -> list[Item]:
+def load_items(
+    path: str | Path, *, format: Kind | None = None, require_rubric: bool = False
+) -> list[Item]:
     """Every item of a file; raises one :class:`InputError` listing ALL problems."""
     issues: list[Issue] = []
-    items = list(iter_items(path, issues=issues, format=format))
+    items = list(iter_items(path, issues=issues, format=format, require_rubric=require_rubric))
     if issues:
         raise InputError(issues)
     return items
@@ -150,7 +154,7 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
 
 def _dataset_records(document: Any, path: str | Path, line_of) -> Iterator[tuple[int | None, Any, Any]]:
     """An Autorubric dataset's items (already converted) and its problems, in file order."""
-    from assay.rubric.io.autorubric_dataset import parse_dataset
+    from assay.io.autorubric_dataset import parse_dataset
 
     data = parse_dataset(document, source=str(path), line_of=line_of,
                          default_name=Path(path).stem)
@@ -186,6 +190,19 @@ def _duplicate_criteria(item: Item, where: Any, source: str, line: int | None) -
     healthbench_row = kind == "healthbench"
     return duplicate_warnings(item.rubric, source=source, line=line, healthbench=healthbench_row,
                               prefix=prefix if healthbench_row else (*prefix, "rubric"))
+
+
+def _refused(item: Item, where: Any, source: str, line: int | None,
+             seen: dict[str, int | None], require_rubric: bool) -> list[Issue]:
+    """Why a valid item is still a bad record of this file: a repeated id, a missing rubric."""
+    if item.id in seen:
+        return [_duplicate(item, where, source, line, seen[item.id])]
+    if require_rubric and item.rubric is None:
+        _, prefix, _ = where
+        return [Issue(source, line if line is not None else _line_of(where),
+                      field_path((*prefix, "rubric")),
+                      "the item has no rubric (every item of a file read as rubrics needs one)")]
+    return []
 
 
 def _duplicate(item: Item, where: Any, source: str, line: int | None, first: int | None) -> Issue:

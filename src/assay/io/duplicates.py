@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from assay.errors import Issue
-from assay.rubric.io.errors import Loc, field_path
+from assay.io.errors import Loc, field_path
 from assay.rubric.rubric import Rubric
 
 

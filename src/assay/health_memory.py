@@ -2,7 +2,7 @@
 
 Personal health agents answer with the user's own data at hand, and RubricsTree's Health Memory
 leaves check that the answer uses it (grounding, numerical accuracy, personalisation). An
-:class:`~assay.rubric.Item` may carry it as ``health_memory``; it is validated like the rest of
+:class:`~assay.item.Item` may carry it as ``health_memory``; it is validated like the rest of
 the item (errors name the line and field, e.g. ``health_memory.labs[2].value``), rendered by
 :meth:`HealthMemory.render` into judge and router prompts in one stable text format, and read by
 taxonomy leaves' ``requires`` conditions (:meth:`HealthMemory.has`).

@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import (
+from assay.io import (
     detect_format,
     iter_items,
     read_rubric,
@@ -27,17 +28,22 @@ from assay.rubric.io import (
     write_taxonomy,
 )
 
+if TYPE_CHECKING:
+    from assay.verdict import Verdict
+
 _ITEM_KINDS = ("items", "healthbench")
 _RUBRIC_KINDS = ("rubric", "autorubric")
 DATASET = "autorubric-dataset"
 
 
 def convert_file(source: str | Path, target: str | Path, to: str | None, *,
-                 labels: str | Path | None = None, rubric: str | Path | None = None) -> str:
+                 labels: str | Path | list[Verdict] | None = None,
+                 rubric: str | Path | None = None) -> str:
     """Convert ``source`` into ``target``; returns a one-line summary, raises InputError.
 
     Autorubric datasets (see :mod:`.autorubric_dataset_convert`) also use ``labels`` (the label
-    file written, or read) and ``rubric`` (a shared rubric file written, or read).
+    file written, or read, or the labels themselves) and ``rubric`` (a shared rubric file
+    written, or read).
     """
     source, target = Path(source), Path(target)
     if not source.is_file():
@@ -45,7 +51,7 @@ def convert_file(source: str | Path, target: str | Path, to: str | None, *,
     kind = detect_format(source).kind
     to = to or _default_target(kind)
     if DATASET in (kind, to):
-        from assay.rubric.io.autorubric_dataset_convert import convert_dataset
+        from assay.io.autorubric_dataset_convert import convert_dataset
 
         if kind not in (*_ITEM_KINDS, DATASET) or to not in (*_ITEM_KINDS, DATASET):
             raise InputError(Issue(str(source), None, None,

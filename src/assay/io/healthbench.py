@@ -1,4 +1,4 @@
-"""HealthBench JSONL <-> :class:`~assay.rubric.Item`, losslessly.
+"""HealthBench JSONL <-> :class:`~assay.item.Item`, losslessly.
 
 A HealthBench line (openai/simple-evals) holds ``prompt`` (messages), ``prompt_id``, ``rubrics``
 (``{criterion, points, tags}``), ``example_tags``, ``ideal_completions_data`` and ``canary``.
@@ -44,10 +44,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictStr, Validatio
 from pydantic_core import PydanticCustomError
 
 from assay.errors import InputError, Issue
+from assay.io.errors import Loc, issues_from
+from assay.io.jsonl import iter_jsonl
+from assay.item import Item
 from assay.rubric.criterion import CriterionKind, positional_criterion_ids
-from assay.rubric.io.errors import Loc, issues_from
-from assay.rubric.io.jsonl import iter_jsonl
-from assay.rubric.item import Item
 
 KEY_ORDER = ("example_tags", "ideal_completions_data", "prompt", "prompt_id", "rubrics", "canary")
 ENTRY_KEYS = ("criterion", "points", "tags")

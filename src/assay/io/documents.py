@@ -21,10 +21,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from assay.errors import InputError, Issue
-from assay.rubric.io import autorubric
-from assay.rubric.io.errors import issues_from
-from assay.rubric.io.formats import classify_document, syntax_of
-from assay.rubric.io.yaml_json import dump_document, line_finder, load_document
+from assay.io import autorubric
+from assay.io.errors import issues_from
+from assay.io.formats import classify_document, syntax_of
+from assay.io.yaml_json import dump_document, line_finder, load_document
 from assay.rubric.rubric import Rubric
 from assay.rubric.taxonomy import Taxonomy
 

@@ -80,7 +80,7 @@ def iter_models(
     """
     from pydantic import ValidationError
 
-    from assay.rubric.io.errors import issues_from
+    from assay.io.errors import issues_from
 
     source = str(path)
     for line, value in iter_jsonl(path, source=source):

@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay.errors import InputError
+from assay.io.errors import Loc, issues_from
 from assay.rubric.criterion import Criterion
-from assay.rubric.io.errors import Loc, issues_from
 from assay.rubric.rubric import Rubric
 
 DEFAULT_WEIGHT = 10.0
