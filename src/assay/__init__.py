@@ -7,7 +7,22 @@ fast; ``from assay import Rubric`` works as usual.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ imports on first use
+    # "X as X" marks a re-export (PEP 484), so linters do not call these imports unused.
+    from assay.api import agrade as agrade
+    from assay.api import grade as grade
+    from assay.generate import agenerate as agenerate
+    from assay.generate import generate as generate
+    from assay.item import Item as Item
+    from assay.rubric import Criterion as Criterion
+    from assay.rubric import CriterionKind as CriterionKind
+    from assay.rubric import Option as Option
+    from assay.rubric import Rubric as Rubric
+    from assay.rubric import Taxonomy as Taxonomy
+    from assay.verdict import Verdict as Verdict
+    from assay.verdict import VerdictLabel as VerdictLabel
 
 __version__ = "0.1.0"
 

@@ -21,11 +21,21 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.grading.fewshot import FewShot
 from assay.item import Item
 from assay.rubric import Rubric
+
+if TYPE_CHECKING:  # the run layer is imported when a run starts, not with ``import assay``
+    import pandas as pd
+
+    from assay.errors import Issue
+    from assay.runs.results import RunScores, Stat
+    from assay.runs.runner import RunReport
+    from assay.runs.store import Totals
+    from assay.scoring import HealthBenchReport
+    from assay.verdict import Verdict
 
 
 @dataclass
@@ -34,7 +44,7 @@ class GradeResult:
 
     run_dir: Path
     status: str  # complete | incomplete (some verdicts missing: resume) | budget | interrupted
-    report: Any  # assay.runs.runner.RunReport
+    report: RunReport
 
     @property
     def scores(self) -> dict[str, float | None]:
@@ -50,20 +60,20 @@ class GradeResult:
         return self.report.scores.ci
 
     @property
-    def by_axis(self) -> dict[str, Any]:
+    def by_axis(self) -> dict[str, Stat]:
         return self.report.scores.by_axis
 
     @property
-    def by_theme(self) -> dict[str, Any]:
+    def by_theme(self) -> dict[str, Stat]:
         return self.report.scores.by_theme
 
     @property
-    def healthbench(self) -> Any:
+    def healthbench(self) -> HealthBenchReport | None:
         """The official HealthBench report (formula ``healthbench``), else None."""
         return self.report.scores.healthbench
 
     @property
-    def totals(self) -> Any:
+    def totals(self) -> Totals:
         return self.report.totals
 
     @property
@@ -71,21 +81,21 @@ class GradeResult:
         return self.report.manifest
 
     @property
-    def issues(self) -> list:
+    def issues(self) -> list[Issue]:
         """Bad input records that were skipped (file, line, field)."""
         return self.report.issues
 
     @property
-    def verdicts(self) -> list:
+    def verdicts(self) -> list[Verdict]:
         """Final verdicts (the judges' votes aggregated), one per item x criterion."""
         return self._verdicts(votes=False)
 
     @property
-    def votes(self) -> list:
+    def votes(self) -> list[Verdict]:
         """Every judge's verdict, one per item x criterion x judge."""
         return self._verdicts(votes=True)
 
-    def _verdicts(self, *, votes: bool) -> list:
+    def _verdicts(self, *, votes: bool) -> list[Verdict]:
         from assay.runs.exports import iter_verdicts
         from assay.runs.store import RunStore
 
@@ -95,7 +105,7 @@ class GradeResult:
         finally:
             store.close()
 
-    def to_pandas(self, *, votes: bool = False):
+    def to_pandas(self, *, votes: bool = False) -> pd.DataFrame:
         """A DataFrame of final verdicts (or of every vote), with values and agreement."""
         from assay.runs.exports import verdict_frame
 
@@ -108,7 +118,7 @@ class GradeResult:
         return export(self.run_dir, path, votes=votes, scoring=self.report.scores.scoring)
 
     def rescore(self, *, aggregate: str | None = None, abstain: str | None = None,
-                formula: str | None = None):
+                formula: str | None = None) -> RunScores:
         """Scores under other settings, from the stored votes (no model call)."""
         from assay.runs.results import rescore_run
 
@@ -164,7 +174,7 @@ async def agrade(
     :mod:`assay.distributed`). ``progress=True`` shows the command line's progress bar (on
     stderr; see :mod:`assay.progress`); by default a run draws nothing.
     """
-    where = {"executor": executor, "ray_address": ray_address, "workers": workers}
+    where: dict[str, Any] = {"executor": executor, "ray_address": ray_address, "workers": workers}
     if progress:  # the command line's rich bar (the library itself never draws)
         from assay.cli.progress import install
 

@@ -101,7 +101,10 @@ class ReferenceRange(BaseModel):
     def render(self) -> str:
         if self.low is not None and self.high is not None:
             return f"{_num(self.low)}-{_num(self.high)}"
-        return f">= {_num(self.low)}" if self.low is not None else f"<= {_num(self.high)}"
+        if self.low is not None:
+            return f">= {_num(self.low)}"
+        assert self.high is not None  # the validator above: at least one bound
+        return f"<= {_num(self.high)}"
 
 
 class Lab(BaseModel):
@@ -220,8 +223,10 @@ class HealthMemory(BaseModel):
         if kind == "profile":
             facts = self.profile.facts() if self.profile else []
             return any(f.lower().startswith(name) for f in facts) if name else bool(facts)
-        entries: list[Any] = {"condition": self.conditions, "medication": self.medications,
-                              "lab": self.labs, "wearable": self.wearables}[kind]
+        by_kind: dict[str, list[Any]] = {"condition": self.conditions,
+                                         "medication": self.medications, "lab": self.labs,
+                                         "wearable": self.wearables}
+        entries = by_kind[kind]
         label = (lambda e: e.metric) if kind == "wearable" else (lambda e: e.name)
         matched = [e for e in entries if name in label(e).lower()]
         if qualifier == "abnormal":

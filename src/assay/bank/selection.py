@@ -32,7 +32,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeGuard, get_args, runtime_checkable
 
 import orjson
 
@@ -44,7 +44,22 @@ from assay.routing.relevance import RelevanceRouter
 from assay.rubric import Criterion, Rubric
 
 Fallback = Literal["best", "all", "none"]
-FALLBACKS = ("best", "all", "none")
+FALLBACKS: tuple[Fallback, ...] = get_args(Fallback)
+
+
+def checked_fallback(value: str) -> Fallback:
+    """``value`` as a selection fallback; a ConfigError names the choices.
+
+    >>> checked_fallback("all")
+    'all'
+    """
+    if not _is_fallback(value):
+        raise ConfigError(f"unknown fallback {value!r}; use {', '.join(FALLBACKS)}")
+    return value
+
+
+def _is_fallback(value: str) -> TypeGuard[Fallback]:
+    return value in FALLBACKS
 
 
 @dataclass(frozen=True)
@@ -112,11 +127,9 @@ class RelevanceSelector:
                  fallback: Fallback = "best", cache_size: int = 100_000):
         if not 1 <= threshold <= 5:
             raise ConfigError(f"relevance threshold {threshold} is outside the 1-5 scale")
-        if fallback not in FALLBACKS:
-            raise ConfigError(f"unknown fallback {fallback!r}; use {', '.join(FALLBACKS)}")
         self.bank = bank
         self.threshold = threshold
-        self.fallback: Fallback = fallback
+        self.fallback: Fallback = checked_fallback(fallback)
         catalogue = Catalogue.from_criteria(bank.criteria, name=bank.id, version=bank.version)
         # The router keeps ratings >= 1 so that every score comes back for the fallback.
         self.router = RelevanceRouter(catalogue, caller, threshold=1)

@@ -85,4 +85,5 @@ def _criteria_of(path: Path, theme: str | None):
         return
     for item in found.items:
         if theme is None or f"theme:{theme}" in item.tags:
+            assert item.rubric is not None  # a rubric file's items each carry their rubric
             yield item.id, item.rubric.criteria, str(path)

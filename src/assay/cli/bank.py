@@ -168,7 +168,7 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
     async def go():
         judge = make_judge(judge_spec)
         selector = RelevanceSelector(StageCaller(judge, store), bank, threshold=threshold,
-                                     fallback=fallback)  # type: ignore[arg-type]
+                                     fallback=fallback)
 
         async def worker(item):
             messages = [m.model_dump() for m in item.messages]

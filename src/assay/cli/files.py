@@ -7,10 +7,15 @@ that ``assay --help`` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli.app import app
+
+if TYPE_CHECKING:
+    from assay.io.formats import FileFormat
+    from assay.verdict import Verdict
 
 SCHEMA_NAMES = "rubric, item, taxonomy, verdict, healthbench"
 CONVERT_KINDS = "items, healthbench, rubric, autorubric, autorubric-dataset"
@@ -90,11 +95,12 @@ def convert(
     from assay.io.convert import convert_file
 
     try:
+        given: Path | list[Verdict] | None = labels
         if labels is not None and labels.is_dir():  # a run directory: its judge's verdicts
             from assay.metrics.sources import verdicts_of
 
-            labels = verdicts_of(labels)
-        message = convert_file(source, target, to, labels=labels, rubric=rubric)
+            given = verdicts_of(labels)
+        message = convert_file(source, target, to, labels=given, rubric=rubric)
     except InputError as exc:
         print_issues(exc.issues)
         stderr().print(f"nothing written: {len(exc.issues)} problem(s) in the input", style="red")
@@ -123,7 +129,7 @@ _NOUNS = {"healthbench": "HealthBench example", "items": "item", "rubric": "rubr
           "taxonomy": "taxonomy", "verdicts": "verdict"}
 
 
-def _describe(file_format: object, count: int) -> str:
+def _describe(file_format: FileFormat, count: int) -> str:
     noun = _NOUNS[file_format.kind]
     return f"{count} {noun}{'' if count == 1 or noun == 'taxonomy' else 's'} ({file_format.syntax})"
 

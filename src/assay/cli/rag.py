@@ -104,26 +104,26 @@ def rag_train(
     from assay.cli.command import dump_model, report
     from assay.cli.output import fail
     from assay.errors import InputError, Issue
-    from assay.rag.classify import FAMILIES, labelled_set, save_model, train
+    from assay.rag.classify import FAMILIES, SOURCES, TARGETS, labelled_set, save_model, train
     from assay.rag.grading import read_grades
     from assay.rag.items import read_rag_items
 
     chosen = [f.strip() for f in families.split(",") if f.strip()]
     problems = [Issue(None, None, "--models", f"unknown family {f!r}; choose from "
                       f"{', '.join(FAMILIES)}") for f in chosen if f not in FAMILIES]
-    if target not in ("harmful", "helpful"):
+    if target not in TARGETS:
         problems.append(Issue(None, None, "--target", f"{target!r}: use harmful or helpful"))
-    if source not in ("judge", "human"):
+    if source not in SOURCES:
         problems.append(Issue(None, None, "--features", f"{source!r}: use judge or human"))
     if source == "judge" and grades is None:
         problems.append(Issue(None, None, "--grades", "needed with --features judge"))
-    if problems:
+    if problems or target not in TARGETS or source not in SOURCES:  # (the last two: narrowing)
         fail(InputError(problems))
 
     def compute():
         conversations = read_rag_items(items)
         graded = read_grades(grades) if grades is not None else None
-        data = labelled_set(conversations, graded, target, source)  # type: ignore[arg-type]
+        data = labelled_set(conversations, graded, target, source)
         trained, model = train(data, target=target, source=source, families=chosen,
                                folds=folds, seed=seed, grid=grid)
         save_model(out, model, trained)

@@ -121,7 +121,7 @@ def _route_eval(args: dict[str, Any]):
     from assay.routing.evaluate import evaluate_routing, read_expert_selections
 
     taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
-    universe = [leaf.criterion.id for leaf in taxonomy.leaves()]
+    universe = [criterion.id for criterion in taxonomy.leaf_criteria()]
     expert, scenarios = read_expert_selections(args["expert"], set(universe))
     predicted = read_routings(Path(args["routings"]))
     branch_of = {}

@@ -223,7 +223,7 @@ def nearmiss_judge(
         from assay.rubric_eval import arun_judge
 
         return _run(arun_judge(pairs, _named(rubrics, "--rubrics"), judge=judge, out=out,
-                               trials=trials, swap=swap, totals=totals,  # type: ignore[arg-type]
+                               trials=trials, swap=swap, totals=totals,
                                n_bootstrap=n_bootstrap, seed=seed, cache=cache,
                                budget_usd=budget, quiet=quiet))
 
@@ -295,7 +295,8 @@ def refine(
         if None in named.values():
             raise InputError(Issue(None, None, "--rubrics", "the no-rubric condition is the "
                                    "self-critique control (on by default), not `none`"))
-        return _run(arun_refine(gold, base, named, judge=judge, out=out,  # type: ignore[arg-type]
+        paths = {name: path for name, path in named.items() if path is not None}  # (all are)
+        return _run(arun_refine(gold, base, paths, judge=judge, out=out,
                                 editor=editor, scorer=scorer, conversations=conversations,
                                 self_critique=self_critique, oracle=oracle, max_steps=max_steps,
                                 n_bootstrap=n_bootstrap, seed=seed, cache=cache,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.cli.command import dump_json, report
@@ -14,7 +15,7 @@ from assay.scoring import FORMULAS, Abstention, ItemRubrics, LengthPenalty, Scor
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
               judge: str | None, reward_normalization: str | None, length_penalty: str | None,
               items: Path | None, aggregate: str | None, seed: int | None,
-              json_out: Path | None, export: list[Path] = (), votes: bool = False) -> None:
+              json_out: Path | None, export: Sequence[Path] = (), votes: bool = False) -> None:
     """Settings left as None keep a run's own (or take the file defaults); a setting that
     cannot apply is refused, never ignored."""
 
@@ -53,7 +54,7 @@ def _refuse_file_options(run: Path, *, rubric: Path | None, items: Path | None) 
                                    "rubrics and responses it stored"))
 
 
-def _refuse_run_options(source: Path, *, aggregate: str | None, export: list[Path],
+def _refuse_run_options(source: Path, *, aggregate: str | None, export: Sequence[Path],
                         votes: bool) -> None:
     for option, given in (("--aggregate", aggregate is not None), ("--export", bool(export)),
                           ("--votes", votes)):

@@ -8,6 +8,9 @@ every criterion traced to the evidence it rests on.
 * :func:`generic_rubric`: the paper's Table 8 baseline; ``method="one-step"`` the other one.
 """
 
+import sys as _sys
+from types import ModuleType as _ModuleType
+
 from assay.generate.baselines import generic_rubric
 from assay.generate.board import Board, Fact, build_board, safety_override
 from assay.generate.job import GenerateResult, agenerate, generate
@@ -36,11 +39,11 @@ __all__ = [
 ]
 
 
-class _CallableModule(__import__("types").ModuleType):
+class _CallableModule(_ModuleType):
     """``assay.generate(...)`` works although ``assay.generate`` is also this package."""
 
     def __call__(self, *args, **kwargs):
         return generate(*args, **kwargs)
 
 
-__import__("sys").modules[__name__].__class__ = _CallableModule
+_sys.modules[__name__].__class__ = _CallableModule

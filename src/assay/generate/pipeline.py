@@ -108,7 +108,10 @@ class Generator:
     async def _ask(self, stage: str, item: Query, caller: StageCaller | None = None,
                    **values: Any) -> dict[str, Any]:
         template = self.templates[stage]
-        return await (caller or self.caller).ask(
+        caller = caller or self.caller
+        if caller is None:  # only the generic method runs without a model
+            raise AssayError(f"stage {stage!r} calls a model: give the Generator a caller")
+        return await caller.ask(
             stage, template.render(**values), SCHEMAS[stage], item_id=item.id,
             template_version=template.version)
 
@@ -172,18 +175,18 @@ class Generator:
                 rankings.append([h.chunk.id for h in hits])
                 chunks.update((h.chunk.id, h.chunk) for h in hits)
             if self.web is not None:
-                results = await self._web_search(sq)
+                results = await self._web_search(self.web, sq)
                 web_chunks = [r.as_chunk() for r in results]
                 rankings.append([c.id for c in web_chunks])
                 chunks.update((c.id, c) for c in web_chunks)
         return [chunks[cid] for cid, _ in reciprocal_rank_fusion(rankings)]
 
-    async def _web_search(self, query: str) -> list[SearchResult]:
+    async def _web_search(self, web: WebSearch, query: str) -> list[SearchResult]:
         """Web results, stored in the job so a resumed job does not search (and pay) again."""
-        key = "web:" + hashlib.sha256(f"{self.web.name}\x00{query}".encode()).hexdigest()[:16]
+        key = "web:" + hashlib.sha256(f"{web.name}\x00{query}".encode()).hexdigest()[:16]
         stored = self.store.meta(key) if self.store is not None else None
         if stored is None:
-            results = dedupe_by_url(await self.web.search(query, max_results=self.config.web_results))
+            results = dedupe_by_url(await web.search(query, max_results=self.config.web_results))
             stored = [r.as_dict() for r in results]
             if self.store is not None:
                 self.store.set_meta(key, stored)

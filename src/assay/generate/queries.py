@@ -44,7 +44,8 @@ class Query:
     def plain(cls, text: str, query_id: str | None = None) -> Query:
         text = " ".join(text.split())
         qid = query_id or "q-" + hashlib.sha256(text.encode()).hexdigest()[:10]
-        return cls(qid, text, Item(id=qid, prompt=text, tags=["assay:generated"]))
+        item = Item.model_validate({"id": qid, "prompt": text, "tags": ["assay:generated"]})
+        return cls(qid, text, item)
 
     @classmethod
     def of_item(cls, item: Item) -> Query:

@@ -40,9 +40,10 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from assay.errors import ConfigError
-from assay.rubric import Criterion, CriterionKind
+from assay.rubric import Criterion, CriterionKind, Option
 from assay.verdict import Verdict, VerdictLabel
 
 ABSTAIN_RULES = ("drop", "count")
@@ -124,6 +125,13 @@ class Aggregated:
     votes: tuple[Vote, ...] = ()
 
 
+class _Answer(TypedDict, total=False):
+    """The answer part of a final verdict: one of the two keys."""
+
+    verdict: VerdictLabel
+    option: str
+
+
 def aggregate(
     criterion: Criterion, votes: Sequence[Vote], aggregation: Aggregation = Aggregation()
 ) -> Aggregated:
@@ -134,7 +142,8 @@ def aggregate(
     first = votes[0].verdict
     answering = [v for v in votes if not _abstains(criterion, v.verdict)]
     abstaining = [v for v in votes if _abstains(criterion, v.verdict)]
-    strategy = getattr(aggregation, criterion.kind.value)
+    strategy: str = getattr(aggregation, criterion.kind.value)
+    answer: _Answer
     if not answering:
         answer = _abstention(abstaining)
     elif criterion.kind is CriterionKind.BINARY:
@@ -159,11 +168,11 @@ def mean_agreement(results: Sequence[Aggregated]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _abstention(abstaining: Sequence[Vote]) -> dict[str, object]:
+def _abstention(abstaining: Sequence[Vote]) -> _Answer:
     """The N/A option every abstaining judge chose, else CANNOT_ASSESS."""
     labels = {v.verdict.option for v in abstaining}
-    if len(labels) == 1 and None not in labels:
-        return {"option": labels.pop()}
+    if len(labels) == 1 and (label := labels.pop()) is not None:
+        return {"option": label}
     return {"verdict": VerdictLabel.CANNOT_ASSESS}
 
 
@@ -196,21 +205,33 @@ def _binary(criterion: Criterion, votes: Sequence[Vote], strategy: str) -> Verdi
 
 
 def _multi_choice(criterion: Criterion, votes: Sequence[Vote], strategy: str) -> str:
-    scored = [(i, o) for i, o in enumerate(criterion.options) if not o.na]
+    scored = [(i, o, _value(o)) for i, o in enumerate(criterion.options) if not o.na]
     # Rank options from the worst outcome for this criterion's polarity to the best.
-    def badness(entry: tuple[int, object]) -> tuple[float, int]:
-        index, option = entry
-        return (-option.value if criterion.is_penalty else option.value, index)
+    def badness(entry: tuple[int, Option, float]) -> tuple[float, int]:
+        index, _, value = entry
+        return (-value if criterion.is_penalty else value, index)
 
     if strategy == "mode":
-        counts = Counter(criterion.option(v.verdict.option).label for v in votes)
+        counts = Counter(_chosen(criterion, v).label for v in votes)
         top = max(counts.values())
         return min((e for e in scored if counts.get(e[1].label) == top), key=badness)[1].label
-    values = [criterion.option(v.verdict.option).value for v in votes]
+    values = [_value(_chosen(criterion, v)) for v in votes]
     if strategy == "median":
         target = statistics.median(values)
     else:
         weights = [v.weight for v in votes]
         target = sum(w * x for w, x in zip(weights, values)) / sum(weights)
     # Snap to the nearest option value; equal distances go to the worse option.
-    return min(scored, key=lambda e: (round(abs(e[1].value - target), 12), *badness(e)))[1].label
+    return min(scored, key=lambda e: (round(abs(e[2] - target), 12), *badness(e)))[1].label
+
+
+def _chosen(criterion: Criterion, vote: Vote) -> Option:
+    """The option an answering multi-choice vote chose (it always names one)."""
+    assert vote.verdict.option is not None
+    return criterion.option(vote.verdict.option)
+
+
+def _value(option: Option) -> float:
+    """A scored option's value (the rubric validator guarantees one on every non-N/A option)."""
+    assert option.value is not None
+    return option.value

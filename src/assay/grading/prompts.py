@@ -25,7 +25,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from assay.grading.fewshot import Example
 from assay.grading.shuffle import displayed_labels, displayed_number
@@ -140,7 +140,11 @@ def criterion_messages(
     values["criterion"] = criterion_tag(criterion)
     values["criterion_text"] = criterion.text + (f"\n{criterion.guidance}" if criterion.guidance else "")
     values["polarity"] = polarity_note(criterion)
-    values["options"] = options_block(criterion, perm) if criterion.is_multi_choice else ""
+    values["options"] = ""
+    if criterion.is_multi_choice:
+        if perm is None:
+            raise TypeError(f"criterion {criterion.id!r} is multi-choice: give perm, its option order")
+        values["options"] = options_block(criterion, perm)
     values["examples"] = examples_block(criterion, examples, perm, reasons)
     return template.messages(values)
 
@@ -151,7 +155,7 @@ def item_messages(
     criteria: Sequence[Criterion],
     *,
     rubric: Rubric | None = None,
-    perms: dict[str, Sequence[int]] | None = None,
+    perms: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[dict[str, str], ...]:
     """The messages of one call that grades every criterion of ``item``."""
     blocks = []

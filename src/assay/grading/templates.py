@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from assay.errors import ConfigError
 
@@ -49,10 +49,17 @@ _ASSAY_FIELD = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 SAMPLING_KEYS = frozenset({"temperature", "max_tokens"})
 
 
+Style = Literal["assay", "healthbench"]
+
+
+def _is_style(value: object) -> TypeGuard[Style]:
+    return value in ("assay", "healthbench")
+
+
 @dataclass(frozen=True)
 class Template:
     name: str
-    style: Literal["assay", "healthbench"]
+    style: Style
     user: str
     system: str | None = None
     sampling: dict[str, Any] = field(default_factory=dict)
@@ -119,7 +126,7 @@ def load_template(path: str | Path) -> Template:
     else:
         user, system, style, name, sampling = text, None, _guess_style(text), path.stem, {}
         reply = "verdict"
-    if style not in ("assay", "healthbench"):
+    if not _is_style(style):
         raise ConfigError(f"{path}: style: expected 'assay' or 'healthbench', got {style!r}")
     template = Template(
         name=name,
@@ -142,7 +149,7 @@ def _sampling(value: Any, path: Path) -> dict[str, Any]:
     return dict(value)
 
 
-def _guess_style(user: str) -> str:
+def _guess_style(user: str) -> Style:
     return "healthbench" if "<<conversation>>" in user else "assay"
 
 

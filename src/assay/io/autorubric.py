@@ -30,7 +30,7 @@ from assay.rubric.criterion import Criterion
 from assay.rubric.rubric import Rubric
 
 DEFAULT_WEIGHT = 10.0
-_FIELD_NAMES = {"text": "requirement", "id": "name", "kind": "scale_type"}
+_FIELD_NAMES: dict[str | int, str] = {"text": "requirement", "id": "name", "kind": "scale_type"}
 
 
 def is_autorubric_list(document: Any) -> bool:

@@ -169,9 +169,10 @@ def _rubric(entries: Any, rubric_id: str, loc: Loc, where: _Where) -> tuple[Rubr
         return None, [where.issue(loc, "expected a list of criteria")]
     named = [named_entry(e, n) for n, e in enumerate(entries)]
     try:
+        line_of = where.line_of
         rubric = autorubric.to_rubric(
             named, id=rubric_id, source=where.source,
-            line_of=(lambda sub: where.line_of((*criteria_loc, *sub))) if where.line_of else None)
+            line_of=(lambda sub: line_of((*criteria_loc, *sub))) if line_of else None)
     except InputError as exc:
         prefix = field_path(criteria_loc)
         return None, [replace(i, field=prefix + (i.field or "")) for i in exc.issues]
@@ -226,6 +227,8 @@ def _entry(index: int, raw: Any, count: int, header: dict[str, Any], shared: Rub
                                   "no prompt: neither the item nor the dataset has one"))
     if issues:
         return entry
+    # What the checks above guarantee when they found nothing:
+    assert isinstance(submission, str) and isinstance(prompt, str) and rubric is not None
     the_id = item_id(index, count)
     meta = _metadata(index, raw, header, own_rubric is not None)
     chat = chat_messages(submission)

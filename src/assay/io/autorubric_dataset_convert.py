@@ -35,6 +35,7 @@ from typing import Any
 from assay.errors import InputError, Issue
 from assay.io.autorubric_dataset import KIND, META, read_dataset
 from assay.io.autorubric_dataset_write import write_dataset
+from assay.io.formats import Kind
 from assay.io.labels import read_labels
 from assay.verdict import Verdict
 
@@ -43,7 +44,7 @@ def default_labels_path(target: Path) -> Path:
     return target.with_name(f"{target.stem}.labels.jsonl")
 
 
-def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
+def convert_dataset(source: Path, kind: Kind, target: Path, to: Kind, *,
                     labels: str | Path | list[Verdict] | None, rubric: str | Path | None,
                     atomic: Callable[..., Any]) -> str:
     """See the module docstring; ``atomic(target, write, issues)`` writes all or nothing."""
@@ -65,7 +66,7 @@ def convert_dataset(source: Path, kind: str, target: Path, to: str, *,
     return f"wrote an Autorubric dataset of {count} items ({labelled} labelled) to {target}"
 
 
-def _to_items(source: Path, target: Path, to: str, labels: str | Path | list[Verdict] | None,
+def _to_items(source: Path, target: Path, to: Kind, labels: str | Path | list[Verdict] | None,
               rubric: str | Path | None, atomic: Callable[..., Any]) -> str:
     from assay.io import write_items, write_rubric
     from assay.io.verdicts import write_verdicts

@@ -219,5 +219,5 @@ def _ground_truth(item: Item, rubric: Rubric, labels: dict[str, Verdict],
         if criterion.is_multi_choice and label.option is None and not label.abstained:
             issues.append(Issue("labels", None, f"{item.id}/{criterion.id}",
                                 f"expected an option label, got {label.verdict}"))
-        values.append(label.option if label.option is not None else str(label.verdict.value))
+        values.append(label.option if label.option is not None else str(label.verdict))  # StrEnum
     return values

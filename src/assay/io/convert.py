@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from assay.errors import InputError, Issue
 from assay.io import (
@@ -31,9 +31,10 @@ from assay.io import (
 if TYPE_CHECKING:
     from assay.verdict import Verdict
 
-_ITEM_KINDS = ("items", "healthbench")
-_RUBRIC_KINDS = ("rubric", "autorubric")
-DATASET = "autorubric-dataset"
+# Typed as tuples of literals so that `x in _ITEM_KINDS` narrows a format name for mypy.
+_ITEM_KINDS: tuple[Literal["items"], Literal["healthbench"]] = ("items", "healthbench")
+_RUBRIC_KINDS: tuple[Literal["rubric"], Literal["autorubric"]] = ("rubric", "autorubric")
+DATASET: Literal["autorubric-dataset"] = "autorubric-dataset"
 
 
 def convert_file(source: str | Path, target: str | Path, to: str | None, *,
@@ -67,17 +68,17 @@ def convert_file(source: str | Path, target: str | Path, to: str | None, *,
             iter_items(source, issues=issues, format=kind), tmp, format=to), issues)
         return f"wrote {count} {'HealthBench examples' if to == 'healthbench' else 'items'} to {target}"
     if kind in _RUBRIC_KINDS and to in _RUBRIC_KINDS:
-        rubric = read_rubric(source)
-        _atomic(target, lambda tmp: write_rubric(rubric, tmp, format=to), [])
-        return f"wrote a rubric of {len(rubric.criteria)} criteria ({to}) to {target}"
+        read = read_rubric(source)
+        _atomic(target, lambda tmp: write_rubric(read, tmp, format=to), [])
+        return f"wrote a rubric of {len(read.criteria)} criteria ({to}) to {target}"
     if kind == "taxonomy" and to == "taxonomy":
         taxonomy = read_taxonomy(source)
         _atomic(target, lambda tmp: write_taxonomy(taxonomy, tmp), [])
         return f"wrote taxonomy {taxonomy.id!r} to {target}"
     if kind == "taxonomy" and to in _RUBRIC_KINDS:
-        rubric = read_taxonomy(source).to_rubric()
-        _atomic(target, lambda tmp: write_rubric(rubric, tmp, format=to), [])
-        return f"wrote the {len(rubric.criteria)} leaves of the taxonomy, auto-weighted, to {target}"
+        leaves = read_taxonomy(source).to_rubric()
+        _atomic(target, lambda tmp: write_rubric(leaves, tmp, format=to), [])
+        return f"wrote the {len(leaves.criteria)} leaves of the taxonomy, auto-weighted, to {target}"
     raise InputError(Issue(str(source), None, None, f"cannot convert a {kind} file to {to!r}"))
 
 

@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -57,7 +57,7 @@ def show(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def describe(error: dict[str, Any]) -> str:
+def describe(error: Mapping[str, Any]) -> str:
     """A short message for one pydantic error dict (``ValidationError.errors()`` entry)."""
     kind = error["type"]
     got = show(error.get("input"))
@@ -86,7 +86,7 @@ def describe(error: dict[str, Any]) -> str:
     return str(error["msg"])
 
 
-def error_loc(error: dict[str, Any]) -> Loc:
+def error_loc(error: Mapping[str, Any]) -> Loc:
     """The error's location, extended by the ``ctx["loc"]`` a model validator attached."""
     loc = tuple(error["loc"])
     extra = (error.get("ctx") or {}).get("loc")

@@ -209,7 +209,7 @@ def _rename(loc: Loc, obj: dict[str, Any]) -> Loc:
         return ("rubrics", *rest[1:])
     index, field = rest[1], rest[2]
     entry = obj["rubrics"][index] if isinstance(index, int) else {}
-    names = {"text": "criterion", "weight": "points"}
+    names: dict[str | int, str] = {"text": "criterion", "weight": "points"}
     if field == "id" and "id" not in entry:
         field = "criterion"  # the id was derived from the criterion text
     return ("rubrics", index, names.get(field, field), *rest[3:])

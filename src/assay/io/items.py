@@ -25,11 +25,12 @@ from pydantic import ValidationError
 from assay.errors import InputError, Issue
 from assay.io import healthbench
 from assay.io.duplicates import duplicate_warnings
-from assay.io.errors import field_path, issues_from
+from assay.io.errors import Loc, field_path, issues_from
 from assay.io.formats import FileFormat, Kind, classify_document, detect_format, syntax_of
 from assay.io.jsonl import iter_jsonl, write_jsonl
 from assay.io.yaml_json import dump_document, line_finder, load_document
 from assay.item import Item
+from assay.rubric.rubric import Rubric
 
 
 def iter_items(
@@ -68,7 +69,7 @@ def iter_items(
                 if not problems:
                     seen[item.id] = line if line is not None else _line_of(where)
                     if warnings is not None and item.rubric is not None:
-                        found = _duplicate_criteria(item, where, source, seen[item.id])
+                        found = _duplicate_criteria(item.rubric, where, source, seen[item.id])
                         shared = (item.rubric.id, tuple(c.id for c in item.rubric.criteria))
                         if found and shared not in warned:  # a shared rubric: warn once
                             warned.add(shared)
@@ -134,6 +135,7 @@ def _records(path: str | Path, kind: Kind | None) -> Iterator[tuple[int | None, 
     if kind == "autorubric-dataset":
         yield from _dataset_records(document, path, line_of)
         return
+    prefix: Loc | None
     if kind == "items" and isinstance(document, dict) and "items" in document:
         entries, prefix = document["items"], ("items",)
     elif isinstance(document, list):
@@ -185,10 +187,10 @@ def _line_of(where: Any) -> int | None:
     return line_of(prefix) if line_of is not None else None
 
 
-def _duplicate_criteria(item: Item, where: Any, source: str, line: int | None) -> list[Issue]:
+def _duplicate_criteria(rubric: Rubric, where: Any, source: str, line: int | None) -> list[Issue]:
     kind, prefix, _ = where
     healthbench_row = kind == "healthbench"
-    return duplicate_warnings(item.rubric, source=source, line=line, healthbench=healthbench_row,
+    return duplicate_warnings(rubric, source=source, line=line, healthbench=healthbench_row,
                               prefix=prefix if healthbench_row else (*prefix, "rubric"))
 
 

@@ -17,14 +17,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
 from assay.errors import Issue
 from assay.limits import MAX_RECORD_BYTES, too_deep
 
-M = TypeVar("M")
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 
 def iter_jsonl(path: str | Path, *, source: str | None = None) -> Iterator[tuple[int, Any]]:

@@ -54,7 +54,9 @@ class StageCaller:
     traces and resume are the same whichever executor made the calls.
     """
 
-    def __init__(self, judge: Judge, store: CallStore, *, via: Any = None):
+    def __init__(self, judge: Judge, store: CallStore | None, *, via: Any = None):
+        # store=None: a store is attached before the first call (routing points the router's
+        # caller at the routing job's store once that job is open).
         self.judge = judge
         self.store = store
         self._send = via if via is not None else judge
@@ -82,9 +84,11 @@ class StageCaller:
         """
         request = JudgeRequest(tuple(messages), schema, stage, template_version)
         key = self.call_key(stage, request)
+        if self.store is None:
+            raise RuntimeError(f"stage {stage!r}: the caller has no call store attached")
         stored = self.store.call(key)
-        if stored is not None and stored.ok:
-            return stored.data  # type: ignore[return-value]
+        if stored is not None and stored.ok and stored.data is not None:
+            return stored.data
         reply = await self._send.ask(request)
         failure = None if reply.ok else str(reply.failure or "no reply")
         self.store.put_call(StageCall(
@@ -97,7 +101,8 @@ class StageCaller:
             failure=failure))
         if failure is not None:
             raise StageError(stage, item_id, failure)
-        return reply.data  # type: ignore[return-value]
+        assert reply.data is not None  # no failure: the reply is ok, so it has data
+        return reply.data
 
 
 def messages_of(system: str | None, user: str) -> list[dict[str, Any]]:

@@ -195,7 +195,8 @@ class ResponseCache:
 
     def clear(self, *, older_than_s: float | None = None, model: str | None = None) -> int:
         """Delete entries (all, or those older than ``older_than_s`` and/or of ``model``)."""
-        where, args = [], []
+        where: list[str] = []
+        args: list[float | str] = []
         if older_than_s is not None:
             where.append("created < ?")
             args.append(time.time() - older_than_s)

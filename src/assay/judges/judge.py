@@ -173,6 +173,8 @@ class Judge:
             except BaseException as exc:
                 pending.set_result(Failure(FailureKind.TRANSPORT, redact(f"preflight: {exc}"), 0))
                 raise
+        if pending is False:  # no check deferred (callers test that first)
+            return None
         return await asyncio.shield(pending)
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
@@ -207,6 +209,7 @@ class Judge:
                 return self._finish(request, parsed.data, outcome.text, usage, attempts, started,
                                     None, key)
             if reasked or not self.config.reask:
+                assert parsed.kind is not None  # a reply that did not parse says why
                 return self._finish(request, None, outcome.text, usage, attempts, started,
                                     Failure(parsed.kind, parsed.error), key)
             reasked = True
@@ -227,7 +230,7 @@ class Judge:
             self.budget.charge(cost)
         raw = redact(raw) if raw else raw
         data = redact_data(data)  # an endpoint may echo a key into the explanation
-        if failure is None and key is not None:
+        if failure is None and key is not None and self.cache is not None:  # a key needs a cache
             self.cache.put(key, judge=self.id, model=self.model, data=data, raw=raw,
                            usage=usage.as_dict())
         elif failure is not None and log.isEnabledFor(10):
@@ -280,7 +283,8 @@ class Judge:
                     self._modes = self._modes[1:]
                     continue
                 else:
-                    kind = classify_status(result.status)
+                    # (a success other than 200, e.g. 204, has no reply to read: a transport failure)
+                    kind = classify_status(result.status) or FailureKind.TRANSPORT
                     failure = Failure(kind, _http_message(result), result.status)
                     if kind is FailureKind.RATE_LIMIT:
                         retry_after = parse_retry_after(result.headers)

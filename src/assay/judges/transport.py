@@ -82,8 +82,11 @@ class Transport:
             if timeout is None or timeout.total != timeout_s:
                 timeout = self._last_timeout = aiohttp.ClientTimeout(total=timeout_s)
         try:
-            async with session.post(self.base_url + path, data=orjson.dumps(body),
-                                    **({"timeout": timeout} if timeout else {})) as response:
+            url, data = self.base_url + path, orjson.dumps(body)
+            # No timeout argument at all keeps the session's own (None would disable it).
+            request = (session.post(url, data=data, timeout=timeout) if timeout is not None
+                       else session.post(url, data=data))
+            async with request as response:
                 payload = await response.read()
                 return HttpResult(response.status, dict(response.headers), payload)
         except TimeoutError:

@@ -33,7 +33,14 @@ from assay.metrics.agreement_binary import BinaryAgreement, binary_agreement
 from assay.metrics.agreement_na import NADiagnostics, na_diagnostics
 from assay.metrics.agreement_nominal import NominalAgreement, nominal_agreement
 from assay.metrics.agreement_ordinal import OrdinalAgreement, ordinal_agreement
-from assay.metrics.labels import AlignedPairs, CriteriaLookup, LabelPair, align
+from assay.metrics.labels import (
+    AlignedPairs,
+    CriteriaLookup,
+    LabelPair,
+    align,
+    as_flag,
+    as_label,
+)
 from assay.metrics.results import Metric
 from assay.metrics.scores import ScoreAgreement
 from assay.rubric.criterion import CriterionKind
@@ -65,7 +72,10 @@ class CriterionAgreement(BaseModel):
     @property
     def accuracy(self) -> Metric:
         part = self.binary or self.nominal
-        return part.accuracy if part is not None else self.ordinal.exact_accuracy  # type: ignore[union-attr]
+        if part is not None:
+            return part.accuracy
+        assert self.ordinal is not None
+        return self.ordinal.exact_accuracy
 
 
 class PooledAgreement(BaseModel):
@@ -104,17 +114,20 @@ def criterion_agreement(pairs: Sequence[LabelPair]) -> CriterionAgreement:
               "na": na}
     if info.kind is CriterionKind.BINARY:
         return CriterionAgreement(
-            **common, binary=binary_agreement([p.true for p in scored], [p.pred for p in scored])
+            **common,
+            binary=binary_agreement(
+                [as_flag(p.true) for p in scored], [as_flag(p.pred) for p in scored]
+            ),
         )
     if info.kind is CriterionKind.ORDINAL:
         return CriterionAgreement(
             **common,
             ordinal=ordinal_agreement(
-                [info.steps[p.true] for p in scored],  # type: ignore[index]
-                [info.steps[p.pred] for p in scored],  # type: ignore[index]
+                [info.steps[as_label(p.true)] for p in scored],
+                [info.steps[as_label(p.pred)] for p in scored],
                 n_levels=len(info.options),
-                true_values=[info.values[p.true] for p in scored],  # type: ignore[index]
-                pred_values=[info.values[p.pred] for p in scored],  # type: ignore[index]
+                true_values=[info.values[as_label(p.true)] for p in scored],
+                pred_values=[info.values[as_label(p.pred)] for p in scored],
             ),
         )
     return CriterionAgreement(
@@ -145,7 +158,9 @@ def pooled_agreement(
             if kappas
             else Metric.undefined("κ is undefined for every criterion")
         ),
-        binary=binary_agreement([p.true for p in binary], [p.pred for p in binary]),  # type: ignore[misc]
+        binary=binary_agreement(
+            [as_flag(p.true) for p in binary], [as_flag(p.pred) for p in binary]
+        ),
         na=na_diagnostics([p.true is None for p in pairs], [p.pred is None for p in pairs]),
     )
 

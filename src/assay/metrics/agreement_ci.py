@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         CriterionAgreement,
         PooledAgreement,
     )
+    from assay.metrics.agreement_binary import BinaryAgreement
     from assay.metrics.labels import LabelPair
     from assay.metrics.scores import ScoreAgreement
 
@@ -229,8 +230,9 @@ def _pooled_cis(pooled: PooledAgreement, scored: Sequence[LabelPair], mean_kappa
     count = np.bincount(items, minlength=resamples.shape[1]).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         accuracy = (resamples @ agree) / (resamples @ count)
-    update = {"accuracy": interval_metric(pooled.accuracy, accuracy),
-              "mean_kappa": interval_metric(pooled.mean_kappa, mean_kappa)}
+    update: dict[str, Metric | BinaryAgreement] = {
+        "accuracy": interval_metric(pooled.accuracy, accuracy),
+        "mean_kappa": interval_metric(pooled.mean_kappa, mean_kappa)}
     binary_pairs = [p for p in scored if p.criterion.kind is CriterionKind.BINARY]
     if binary_pairs:
         binary = _Group(binary_pairs, index).confusions(resamples)

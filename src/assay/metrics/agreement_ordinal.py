@@ -20,7 +20,8 @@ Example:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -43,7 +44,7 @@ class OrdinalAgreement(BaseModel):
     emd: Metric
 
 
-def rank_correlation(x: Sequence[float], y: Sequence[float], method: str) -> Metric:
+def rank_correlation(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, method: str) -> Metric:
     """Spearman ρ or Kendall τ-b (``method`` = "spearman" | "kendall"), None when undefined.
 
     >>> rank_correlation([1, 2, 3], [1, 3, 2], "spearman").value
@@ -58,11 +59,13 @@ def rank_correlation(x: Sequence[float], y: Sequence[float], method: str) -> Met
         return Metric.undefined("fewer than two pairs", n=n)
     if np.ptp(np.asarray(x, float)) == 0 or np.ptp(np.asarray(y, float)) == 0:
         return Metric.undefined("one side is constant", n=n)
-    func = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}[method]
+    tests: dict[str, Callable[..., Any]] = {"spearman": stats.spearmanr,
+                                             "kendall": stats.kendalltau}
+    func = tests[method]
     return Metric.of(func(x, y).statistic, n=n)
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> Metric:
+def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> Metric:
     """Pearson's r (SciPy), None when a side is constant or there are fewer than two pairs."""
     from scipy import stats
 
@@ -75,7 +78,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> Metric:
 
 
 def weighted_kappa(
-    true_steps: Sequence[int], pred_steps: Sequence[int], n_levels: int, weights: str | None
+    true_steps: Sequence[int] | np.ndarray, pred_steps: Sequence[int] | np.ndarray, n_levels: int, weights: str | None
 ) -> Metric:
     """Cohen's κ over labels 0..n_levels−1 with ``weights`` None, "linear" or "quadratic"."""
     from sklearn.metrics import cohen_kappa_score
@@ -92,12 +95,12 @@ def weighted_kappa(
 
 
 def ordinal_agreement(
-    true_steps: Sequence[int],
-    pred_steps: Sequence[int],
+    true_steps: Sequence[int] | np.ndarray,
+    pred_steps: Sequence[int] | np.ndarray,
     *,
     n_levels: int,
-    true_values: Sequence[float],
-    pred_values: Sequence[float],
+    true_values: Sequence[float] | np.ndarray,
+    pred_values: Sequence[float] | np.ndarray,
 ) -> OrdinalAgreement:
     """Compare ordinal labels given as steps (0..n_levels−1) and as option values."""
     from scipy import stats

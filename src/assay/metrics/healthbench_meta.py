@@ -144,8 +144,8 @@ def rater_metrics(
     for mine, others, cluster in zip(self_preds, other_preds, clusters, strict=True):
         for other in others:
             agree = int(mine == other)
-            for metric, cls in (("precision", mine), ("recall", other)):
-                key = f"pairwise_{rater}_{metric}_{'pos' if cls else 'neg'}"
+            for metric, positive in (("precision", mine), ("recall", other)):
+                key = f"pairwise_{rater}_{metric}_{'pos' if positive else 'neg'}"
                 for k in (key, f"{cluster}: {key}"):
                     counts[k][0] += agree
                     counts[k][1] += 1
@@ -221,7 +221,8 @@ def meta_evaluate(rows: Sequence[MetaEvalRow], grader_labels: Sequence[bool | No
     keys = sorted({k for m in per_physician.values() for k in m})
     mean, median = {}, {}
     for key in keys:
-        values = [m[key].value for m in per_physician.values() if key in m and m[key].defined]
+        values = [value for m in per_physician.values()
+                  if key in m and (value := m[key].value) is not None]
         reason = "undefined for every physician"
         mean[key] = Metric.of(statistics.fmean(values) if values else None, len(values), reason)
         median[key] = Metric.of(statistics.median(values) if values else None, len(values), reason)

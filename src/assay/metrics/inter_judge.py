@@ -23,8 +23,9 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.metrics.labels import CriteriaLookup, CriterionInfo
+from assay.metrics.labels import Code, CriteriaLookup, CriterionInfo, as_label
 from assay.metrics.reliability import (
+    AlphaLevel,
     fleiss_kappa,
     icc,
     krippendorff_alpha,
@@ -59,8 +60,8 @@ class InterJudgeReliability(BaseModel):
 
 
 def _tables(
-    units: Mapping[tuple[str, str], dict[str, object]], judges: list[str]
-) -> tuple[list[list[object]], list[list[object]]]:
+    units: Mapping[tuple[str, str], dict[str, Code]], judges: list[str]
+) -> tuple[list[list[Code]], list[list[Code]]]:
     """(units × judges with None for missing, complete units × judges)."""
     matrix = [[ratings.get(j) for j in judges] for ratings in units.values()]
     complete = [row for row in matrix if all(x is not None for x in row)]
@@ -80,7 +81,7 @@ def inter_judge(
     grouped: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
     for v in verdicts:
         grouped[(v.item_id, v.criterion_id)].append(v)
-    units: dict[tuple[str, str], dict[str, object]] = {}
+    units: dict[tuple[str, str], dict[str, Code]] = {}
     infos: dict[tuple[str, str], CriterionInfo] = {}
     for key, group in grouped.items():
         info = criteria.get(key) or CriterionInfo.inferred(key[1], group)
@@ -93,9 +94,11 @@ def inter_judge(
         info = infos[keys[0]]
         sub = {k: units[k] for k in keys}
         m, c = _tables(sub, judges)
+        level: AlphaLevel
+        data: list[list[int | None]] | list[list[Code]]
         if info.kind is CriterionKind.ORDINAL:
             level = "ordinal"
-            data = [[None if x is None else info.steps[x] for x in row] for row in m]  # type: ignore[index]
+            data = [[None if x is None else info.steps[as_label(x)] for x in row] for row in m]
         else:
             level, data = "nominal", m
         per_criterion[cid] = CriterionReliability(

@@ -31,6 +31,18 @@ from assay.verdict import Verdict, VerdictLabel
 Code = Union[bool, str, None]  # noqa: UP007  True/False (binary), option label, None = N/A
 
 
+def as_flag(code: Code) -> bool:
+    """A binary criterion's code: True for MET (scored pairs only, so never None)."""
+    assert isinstance(code, bool), f"expected a binary code, got {code!r}"
+    return code
+
+
+def as_label(code: Code) -> str:
+    """A multi-choice criterion's code: the option label (scored pairs only, so never None)."""
+    assert isinstance(code, str), f"expected an option label, got {code!r}"
+    return code
+
+
 @dataclass(frozen=True)
 class CriterionInfo:
     """What metrics need to know about a criterion: kind, axis, option steps and values."""

@@ -21,10 +21,13 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections.abc import Hashable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
 from assay.metrics.results import Metric
+
+AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
 
 ICC_VARIANTS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
 """ICC(1,·): one-way random; ICC(2,·): two-way random, absolute agreement;
@@ -72,7 +75,7 @@ def icc(ratings: Sequence[Sequence[float]]) -> dict[str, Metric]:
 
 
 def krippendorff_alpha(
-    reliability_data: Sequence[Sequence[Hashable | None]], level: str = "nominal"
+    reliability_data: Sequence[Sequence[Any]], level: AlphaLevel = "nominal"
 ) -> Metric:
     """Krippendorff's α of a raters × units table (None = missing) at ``level``.
 

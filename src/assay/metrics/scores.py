@@ -104,9 +104,10 @@ def item_scores(
     are grouped by the same rule as every other scorer (:func:`assay.scoring.group_by_item`):
     two verdicts on one criterion of one item are an error, never "the last one wins".
     """
-    from assay.scoring import Abstention, ItemScorer, group_by_item
+    from assay.scoring import Abstention, ItemScorer, checked_formula, group_by_item
 
-    scorer = ItemScorer(formula, abstention if abstention is not None else Abstention())
+    scorer = ItemScorer(checked_formula(formula),
+                        abstention if abstention is not None else Abstention())
     scores: dict[str, float | None] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -28,7 +28,7 @@ import numpy as np
 from assay.metrics.results import Metric, StatTest
 
 
-def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(a) != len(b):
         raise ValueError(f"paired samples differ in length: {len(a)} vs {len(b)}")
     return np.asarray(a, float), np.asarray(b, float)
@@ -52,7 +52,7 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> StatTest:
     return StatTest.of("McNemar exact", res.statistic, res.pvalue, len(x), **details)
 
 
-def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> StatTest:
+def wilcoxon_signed_rank(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> StatTest:
     """Two-sided Wilcoxon signed-rank test of ``a − b`` (zero differences dropped)."""
     from scipy import stats
 
@@ -64,7 +64,8 @@ def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> StatTest:
         warnings.simplefilter("ignore")
         res = stats.wilcoxon(x, y, zero_method="wilcox", alternative="two-sided")
     return StatTest.of(
-        "Wilcoxon signed-rank", res.statistic, res.pvalue, len(d), n_nonzero=int(np.sum(d != 0))
+        "Wilcoxon signed-rank", float(res.statistic), float(res.pvalue), len(d),
+        n_nonzero=int(np.sum(d != 0)),
     )
 
 
@@ -73,7 +74,7 @@ def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray
 
 
 def paired_permutation(
-    a: Sequence[float], b: Sequence[float], *, n_resamples: int = 9999, seed: int = 0
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, n_resamples: int = 9999, seed: int = 0
 ) -> StatTest:
     """Two-sided paired permutation test of the mean difference ``mean(a − b)``."""
     from scipy import stats
@@ -97,7 +98,7 @@ def paired_permutation(
     )
 
 
-def cohens_d(a: Sequence[float], b: Sequence[float], *, paired: bool = True) -> Metric:
+def cohens_d(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, paired: bool = True) -> Metric:
     """Cohen's d of ``a`` over ``b``: paired d_z, or independent d with the pooled SD.
 
     >>> round(cohens_d([3, 4, 5, 6], [2, 4, 3, 5]).value, 4)

@@ -27,6 +27,8 @@ import numpy as np
 from assay.metrics.results import Interval, Metric
 
 Method = Literal["percentile", "BCa", "basic"]
+Sample = Sequence[float] | np.ndarray
+_Vector = np.ndarray[tuple[int], np.dtype[np.float64]]
 
 
 def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -34,8 +36,8 @@ def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def bootstrap_ci(
-    data: Sequence[float] | Sequence[Sequence[float]],
-    statistic: Callable[..., float] | None = None,
+    data: Sample | Sequence[Sample],
+    statistic: Callable[..., np.ndarray] | None = None,
     *,
     paired: bool = False,
     n_resamples: int = 1000,
@@ -53,8 +55,10 @@ def bootstrap_ci(
     """
     from scipy import stats
 
-    samples = tuple(np.asarray(d, float) for d in data) if paired else (np.asarray(data, float),)
-    stat = statistic or _mean
+    samples: tuple[_Vector, ...] = (
+        tuple(np.asarray(d, float) for d in data) if paired else (np.asarray(data, float),)
+    )
+    stat: Callable[..., np.ndarray] = statistic or _mean
     n = len(samples[0])
     if n == 0:
         return Metric.undefined("no data to bootstrap")

@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from pydantic import BaseModel
@@ -46,6 +46,8 @@ from assay.rag.items import RagItem
 FEATURES = ("cf", "cr", "ra", "out_of_scope")
 Target = Literal["harmful", "helpful"]
 Source = Literal["judge", "human"]
+TARGETS: tuple[Target, ...] = get_args(Target)
+SOURCES: tuple[Source, ...] = get_args(Source)
 FAMILIES = ("random_forest", "svm", "naive_bayes", "mlp")
 TRUSTED_TYPES = ("sklearn.tree._tree.Tree",
                  "sklearn.neural_network._stochastic_optimizers.AdamOptimizer")
@@ -137,7 +139,8 @@ class Performance(BaseModel):
     confusion: dict[str, int]
 
 
-def performance(y: Sequence[int], probability: Sequence[float], *, seed: int = 0,
+def performance(y: Sequence[int] | np.ndarray, probability: Sequence[float] | np.ndarray, *,
+                seed: int = 0,
                 threshold: float = 0.5) -> Performance:
     """AUC with a seeded bootstrap CI; accuracy, sensitivity, specificity with Wilson CIs.
 

@@ -39,8 +39,9 @@ from assay.rag.sentences import split_sentences
 Category = Literal["acknowledgement", "question", "information"]
 EmptyPolicy = Literal["zero", "one", "undefined"]
 
-_CATEGORY_OF = {"ACKNOWLEDGEMENTS": "acknowledgement", "QUESTIONS": "question",
-                "CONTAINING_INFORMATION": "information"}
+_CATEGORY_OF: dict[str, Category] = {
+    "ACKNOWLEDGEMENTS": "acknowledgement", "QUESTIONS": "question",
+    "CONTAINING_INFORMATION": "information"}
 
 
 class SentenceJudgement(BaseModel):
@@ -84,7 +85,7 @@ def categorise(sentences: Sequence[str], reply: dict[str, Any]) -> list[tuple[Ca
     spacing. A sentence the reply left out, or put under several categories, counts as
     information-containing (the conservative choice: it gets checked against the context).
     """
-    placed: dict[str, set[str]] = {}
+    placed: dict[str, set[Category]] = {}
     for name in schemas.CATEGORIES:
         for text in reply.get(name, []):
             placed.setdefault(_norm(text), set()).add(_CATEGORY_OF[name])
@@ -92,7 +93,7 @@ def categorise(sentences: Sequence[str], reply: dict[str, Any]) -> list[tuple[Ca
     for sentence in sentences:
         found = placed.get(_norm(sentence), set())
         if len(found) == 1:
-            out.append((next(iter(found)), None))  # type: ignore[arg-type]
+            out.append((next(iter(found)), None))
         elif not found:
             out.append(("information", "not categorised by the judge: treated as informative"))
         else:

@@ -67,10 +67,10 @@ def faithfulness_validity(items: Sequence[RagItem], grades: Sequence[RagGrade],
                ("human", {i.id: i.labels.cf for i in items}, {i.id: i.labels.rf for i in items})]
     for source, cf, rf in sources:
         for metric, scores in (("CF", cf), ("RF", rf)):
-            ids = [k for k in pf if scores.get(k) is not None]
-            if len(ids) >= 2:
-                rows.append(_correlations(metric, source, [scores[k] for k in ids],
-                                          [pf[k] for k in ids]))
+            known = {k: v for k in pf if (v := scores.get(k)) is not None}
+            if len(known) >= 2:
+                rows.append(_correlations(metric, source, list(known.values()),
+                                          [pf[k] for k in known]))
     return rows
 
 
@@ -137,8 +137,9 @@ def judge_vs_human(items: Sequence[RagItem], grades: Sequence[RagGrade], judge: 
     cr = [(i.labels.cr, by_id[i.id].cr) for i in items if i.id in by_id and i.labels.cr is not None]
     ra = [(i.labels.ra, by_id[i.id].refused) for i in items
           if i.id in by_id and i.labels.ra is not None]
-    cf = [(i.labels.cf, by_id[i.id].cf) for i in items
-          if i.id in by_id and i.labels.cf is not None and by_id[i.id].cf is not None]
+    cf = [(human, judged) for i in items
+          if i.id in by_id and (human := i.labels.cf) is not None
+          and (judged := by_id[i.id].cf) is not None]
     human_cf, judge_cf = [c[0] for c in cf], [c[1] for c in cf]
     mae = (Metric.of(float(np.mean(np.abs(np.subtract(judge_cf, human_cf)))), n=len(cf))
            if cf else Metric.undefined("no item with both CF values"))
@@ -166,7 +167,7 @@ def across_judges(runs: Mapping[str, Sequence[RagGrade]]) -> AcrossJudges:
     cr = [[m[k].cr for m in maps] for k in shared]
     ra = [[m[k].refused for m in maps] for k in shared]
     cf = [[m[k].cf for m in maps] for k in shared]
-    complete_cf = [row for row in cf if None not in row]
+    complete_cf = [[v for v in row if v is not None] for row in cf if None not in row]
     return AcrossJudges(
         judges=names, n=len(shared), cr_fleiss=fleiss_kappa(cr), cr_percent=percent_agreement(cr),
         ra_fleiss=fleiss_kappa(ra), ra_percent=percent_agreement(ra),

@@ -159,7 +159,7 @@ def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonRepo
 
 
 def _label(verdict: Verdict) -> str:
-    return verdict.option if verdict.option is not None else verdict.verdict.value  # type: ignore[union-attr]
+    return verdict.option if verdict.option is not None else str(verdict.verdict)  # a StrEnum
 
 
 def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
@@ -170,8 +170,7 @@ def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
 
 
 def _conversation(item: Item) -> list[tuple[str, str]]:
-    return [(str(m.role.value if hasattr(m.role, "value") else m.role), m.content)
-            for m in item.messages]
+    return [(m.role, m.content) for m in item.messages]  # role: a Literal of strings
 
 
 def _context(item: Item) -> list[tuple[str, str]]:

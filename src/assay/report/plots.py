@@ -54,8 +54,8 @@ def interval_bars(rows: Mapping[str, tuple[float, float | None, float | None]], 
     names = list(rows)
     fig, ax = plt.subplots(figsize=(_SIZE[0], max(1.5, 0.35 * len(names) + 0.8)))
     means = [rows[n][0] for n in names]
-    low = [rows[n][0] - rows[n][1] if rows[n][1] is not None else 0 for n in names]
-    high = [rows[n][2] - rows[n][0] if rows[n][2] is not None else 0 for n in names]
+    low = [mean - lo if lo is not None else 0 for mean, lo, _ in (rows[n] for n in names)]
+    high = [hi - mean if hi is not None else 0 for mean, _, hi in (rows[n] for n in names)]
     ax.barh(range(len(names)), means, xerr=[low, high], color="#7aa6c2", capsize=3)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()

@@ -28,17 +28,17 @@ from typing import Any
 from aiohttp import web
 
 from assay.errors import AssayError, ConfigError, InputError, Issue
-from assay.report.data import RunReport, load_run
+from assay.report.data import ItemRow, RunReport, load_run
 from assay.review.labels import RunLabels
 from assay.review.rubrics import RubricDecision, save_reviewed_rubric
 from assay.rubric import Criterion, Rubric
 
 MAX_NOTE = 2000
 _TEMPLATES = Path(__file__).parent / "templates"
-_RUN = web.AppKey("run", RunReport)  # None when reviewing a rubric file
-_RUBRICS = web.AppKey("rubrics", dict)
+_RUN: web.AppKey[RunReport | None] = web.AppKey("run")  # None when reviewing a rubric file
+_RUBRICS: web.AppKey[dict[str, Rubric]] = web.AppKey("rubrics")
 _LABELS = web.AppKey("labels", RunLabels)
-_SETTINGS = web.AppKey("settings", dict)
+_SETTINGS: web.AppKey[dict[str, Any]] = web.AppKey("settings")
 
 
 def is_loopback(host: str) -> bool:
@@ -148,31 +148,31 @@ async def _index(request: web.Request) -> web.Response:
     return _render(request, "index.html.j2", labelled=mine)
 
 
-def _item_or_404(request: web.Request):
+def _item_or_404(request: web.Request) -> tuple[RunReport, int, ItemRow]:
     index = int(request.match_info["index"])
-    if request.app[_RUN] is None:
+    run = request.app[_RUN]
+    if run is None:
         raise web.HTTPNotFound(text="this review is of a rubric file: it has no items")
-    items = request.app[_RUN].items
-    if index >= len(items):
+    if index >= len(run.items):
         raise web.HTTPNotFound(text=f"no item number {index}")
-    return index, items[index]
+    return run, index, run.items[index]
 
 
 async def _item(request: web.Request) -> web.Response:
-    index, item = _item_or_404(request)
+    run, index, item = _item_or_404(request)
     labels = {(label.criterion_id, label.rater): label
               for label in request.app[_LABELS].labels(item.id)}
-    rubric = request.app[_RUN].rubrics[item.id]
+    rubric = run.rubrics[item.id]
     criteria = {c.id: c for c in rubric.criteria}
     return _render(request, "item.html.j2", index=index, item=item, labels=labels,
-                   criteria=criteria, count=len(request.app[_RUN].items),
+                   criteria=criteria, count=len(run.items),
                    message=request.query.get("saved"))
 
 
 async def _label(request: web.Request) -> web.Response:
-    index, item = _item_or_404(request)
+    run, index, item = _item_or_404(request)
     form = await request.post()
-    rubric = request.app[_RUN].rubrics[item.id]
+    rubric = run.rubrics[item.id]
     criterion = next((c for c in rubric.criteria if c.id == form.get("criterion_id")), None)
     reviewer = str(form.get("reviewer") or _reviewer(request)).strip()[:100]
     try:

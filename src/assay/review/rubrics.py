@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.rubric import Rubric
@@ -66,7 +67,7 @@ def save_reviewed_rubric(
         if decision.action == "reject":
             continue
         if decision.action == "edit":
-            changes = {}
+            changes: dict[str, Any] = {}
             if decision.text.strip():
                 changes["text"] = decision.text.strip()
             if decision.weight is not None:

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import bisect
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -23,7 +23,7 @@ class ServerMetrics:
         self.items = 0
         self.in_flight = 0
         self.latency_buckets: dict[str, list[int]] = {}
-        self.latency_sum: Counter[str] = Counter()
+        self.latency_sum: defaultdict[str, float] = defaultdict(float)
         self.latency_count: Counter[str] = Counter()
 
     def observe(self, route: str, status: int, seconds: float, *, items: int = 0) -> None:

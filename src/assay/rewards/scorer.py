@@ -36,7 +36,7 @@ import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
 from assay.errors import AssayError, ConfigError
 from assay.grading.grader import Grader, GradingConfig, PlannedCall
@@ -47,7 +47,43 @@ from assay.rubric import Criterion, Rubric
 from assay.scoring import AbstainStrategy, Abstention, ItemScorer, RewardNormalization
 from assay.verdict import Verdict
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from assay.bank.selection import CriterionSelector
+
 Template = Literal["healthbench", "assay"]
+
+
+def checked_template(value: str) -> Template:
+    """``value`` as a reward template; a ConfigError names the choices.
+
+    >>> checked_template("assay")
+    'assay'
+    """
+    if not _is_template(value):
+        raise ConfigError(f"unknown reward template {value!r}; use healthbench or assay")
+    return value
+
+
+def checked_normalization(value: str) -> RewardNormalization:
+    """``value`` as a reward normalization; a ConfigError names it when unknown."""
+    if not _is_normalization(value):
+        raise ConfigError(f"unknown reward normalization {value!r}")
+    return value
+
+
+def _is_template(value: str) -> TypeGuard[Template]:
+    return value in get_args(Template)
+
+
+def _is_normalization(value: str) -> TypeGuard[RewardNormalization]:
+    return value in get_args(RewardNormalization)
+
+
+def _is_selector(criteria: object) -> TypeIs[CriterionSelector]:
+    """A per-prompt selector (anything with ``select``: see :class:`CriterionSelector`)."""
+    return hasattr(criteria, "select")
 
 
 def final_answer(completion: str) -> str:
@@ -106,23 +142,21 @@ class RewardScorer:
         self,
         judge: Judge,
         *,
-        criteria: Rubric | Sequence[Criterion] | Any | None = None,
+        criteria: Rubric | Sequence[Criterion] | CriterionSelector | None = None,
         template: Template = "healthbench",
         normalization: RewardNormalization = "minmax",
         strip_thinking: bool = True,
     ):
-        if template not in ("healthbench", "assay"):
-            raise ConfigError(f"unknown reward template {template!r}; use healthbench or assay")
-        if normalization not in ("minmax", "positive", "count", "none"):
-            raise ConfigError(f"unknown reward normalization {normalization!r}")
+        template, normalization = checked_template(template), checked_normalization(normalization)
         self.judge = judge
-        self.selector = criteria if hasattr(criteria, "select") else None
-        if isinstance(criteria, Rubric):
-            self.fixed: tuple[Criterion, ...] | None = tuple(criteria.criteria)
-        elif criteria is not None and self.selector is None:
+        self.selector: CriterionSelector | None = None
+        self.fixed: tuple[Criterion, ...] | None = None
+        if _is_selector(criteria):
+            self.selector = criteria
+        elif isinstance(criteria, Rubric):
+            self.fixed = tuple(criteria.criteria)
+        elif criteria is not None:
             self.fixed = tuple(criteria)
-        else:
-            self.fixed = None
         config = GradingConfig(templates={"all": "healthbench"} if template == "healthbench"
                                else {}, shuffle=False)
         self.grader = Grader(config)
@@ -164,21 +198,23 @@ class RewardScorer:
 
     async def _criteria(self, items: Sequence[RewardItem]
                         ) -> tuple[list[list[Criterion]], dict[int, str]]:
-        out: list[list[Criterion] | None] = []
+        out: list[list[Criterion]] = []
         failures: dict[int, str] = {}
         need: list[int] = []
+        selector = self.selector
         for i, item in enumerate(items):
             if item.criteria is not None:
                 out.append(list(item.criteria))
             elif self.fixed is not None:
                 out.append(list(self.fixed))
-            elif self.selector is not None:
-                out.append(None)
+            elif selector is not None:
+                out.append([])  # the selector's choice, below
                 need.append(i)
             else:
                 raise ConfigError(f"item {i} has no criteria and the scorer has no bank or selector")
-        selections = await asyncio.gather(*(self.selector.select(items[i].messages) for i in need),
-                                          return_exceptions=True)
+        selections = await asyncio.gather(
+            *(selector.select(items[i].messages) for i in need if selector is not None),
+            return_exceptions=True)
         for i, selection in zip(need, selections):
             if isinstance(selection, AssayError):  # this prompt only: its items get no reward
                 out[i], failures[i] = [], str(selection)
@@ -186,7 +222,7 @@ class RewardScorer:
                 raise selection
             else:
                 out[i] = list(selection.criteria)
-        return out, failures  # type: ignore[return-value]
+        return out, failures
 
     async def _ask(self, call: PlannedCall) -> list[Verdict] | str:
         request = JudgeRequest(messages=call.messages, schema=call.schema, schema_name="verdict",

@@ -107,8 +107,8 @@ class RewardServer:
         site = web.TCPSite(self._runner, self.config.host, self.config.port,
                            shutdown_timeout=self.config.shutdown_timeout_s)
         await site.start()
-        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
-        self.port = sockets[0].getsockname()[1] if sockets else self.config.port
+        addresses = self._runner.addresses
+        self.port = addresses[0][1] if addresses else self.config.port
         return f"http://{self.config.host}:{self.port}"
 
     async def stop(self) -> None:

@@ -12,8 +12,12 @@ Example:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from assay.rewards.scorer import RewardScorer
+from assay.rewards.scorer import RewardScorer, checked_normalization, checked_template
+
+if TYPE_CHECKING:
+    from assay.rubric import Rubric
 
 
 def build_scorer(
@@ -36,7 +40,7 @@ def build_scorer(
     ``selector_judge`` (default: the same model) with its own settings — not the grader
     template's sampling — so its calls match those of ``assay bank select``.
     ``bank=None``: every sample must bring its own criteria."""
-    from assay.bank.selection import RelevanceSelector
+    from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
     from assay.grading.grader import GradingConfig
     from assay.jobs import CallStore, StageCaller
@@ -52,7 +56,7 @@ def build_scorer(
     response_cache = ResponseCache(cache) if cache else None
     client = make_judge(config, cache=response_cache)
     rubric = load_bank(bank) if bank is not None else None
-    criteria = rubric
+    criteria: Rubric | RelevanceSelector | None = rubric
     if select:
         if rubric is None:
             from assay.errors import ConfigError
@@ -62,6 +66,6 @@ def build_scorer(
         selector_client = make_judge(config_from(selector_judge or judge, config_file),
                                      cache=response_cache)
         criteria = RelevanceSelector(StageCaller(selector_client, calls), rubric,
-                                     threshold=threshold, fallback=fallback)  # type: ignore[arg-type]
-    return RewardScorer(client, criteria=criteria, template=template,  # type: ignore[arg-type]
-                        normalization=normalization)  # type: ignore[arg-type]
+                                     threshold=threshold, fallback=checked_fallback(fallback))
+    return RewardScorer(client, criteria=criteria, template=checked_template(template),
+                        normalization=checked_normalization(normalization))

@@ -125,6 +125,6 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
             await judge.aclose()
         if cache is not None:
             cache.close()
-    if budget is not None:
+    if budget is not None and judge is not None:  # a budget comes with the router's judge
         options.budget_usd = max(0.0, options.budget_usd - judge.total_cost_usd)
     return routed, batch, issues, router_obj

@@ -115,13 +115,20 @@ def _wrong_lab(lab: Lab, rng, shift: float) -> Lab:
     r = lab.reference_range
     if r is None:
         return lab.model_copy(update={"value": _moved(lab.value, rng, shift)})
+    low, high = r.low, r.high  # ReferenceRange's validator: at least one is set
     if lab.flag in ("HIGH", "LOW"):  # abnormal -> a plausible in-range value
-        if r.low is not None and r.high is not None:
-            value = (r.low + r.high) / 2
+        if low is not None and high is not None:
+            value = (low + high) / 2
+        elif high is not None:
+            value = high * (1 - shift / 2)
         else:
-            value = r.high * (1 - shift / 2) if r.high is not None else r.low * (1 + shift / 2)
-    else:  # normal -> out of range on the side that exists (high when both do)
-        value = r.high * (1 + shift) if r.high is not None else r.low * (1 - shift)
+            assert low is not None
+            value = low * (1 + shift / 2)
+    elif high is not None:  # normal -> out of range on the side that exists (high when both do)
+        value = high * (1 + shift)
+    else:
+        assert low is not None
+        value = low * (1 - shift)
     return lab.model_copy(update={"value": _round_like(value, lab.value)})
 
 

@@ -89,6 +89,10 @@ class Taxonomy(BaseModel):
     def leaves(self) -> list[TaxonomyNode]:
         return [node for node, _ in self.walk() if node.is_leaf]
 
+    def leaf_criteria(self) -> list[Criterion]:
+        """The criterion of every leaf, depth first (the order of :meth:`leaves`)."""
+        return [node.criterion for node, _ in self.walk() if node.criterion is not None]
+
     def level_of(self, node_id: str) -> int:
         """Depth below the root (root = 0, level-1 capabilities = 1, ...)."""
         for node, path in self.walk():
@@ -110,7 +114,7 @@ class Taxonomy(BaseModel):
     def to_rubric(self, criterion_ids: list[str] | None = None) -> Rubric:
         """A rubric of the chosen leaves (all by default), weighted by :meth:`auto_weights`."""
         weights = self.auto_weights()
-        leaves = {node.criterion.id: node.criterion for node in self.leaves()}
+        leaves = {criterion.id: criterion for criterion in self.leaf_criteria()}
         chosen = list(leaves) if criterion_ids is None else criterion_ids
         unknown = [cid for cid in chosen if cid not in leaves]
         if unknown:

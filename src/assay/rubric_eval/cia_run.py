@@ -99,8 +99,10 @@ async def arun_cia(
                     return await verify_query(caller, index, result.points[index],
                                               rubrics.entries(index), label=label)
 
-                batch = await run_batch(ready, verify, store=job.store,
-                                        item_id=lambda i, label=label: f"{label}:{i}",
+                def item_id(index: str, label: str = label) -> str:
+                    return f"{label}:{index}"
+
+                batch = await run_batch(ready, verify, store=job.store, item_id=item_id,
                                         label=f"verify {label}", quiet=quiet)
                 result.failed.update(batch.failed)
                 result.without_candidate[label] = sum(1 for i in ready

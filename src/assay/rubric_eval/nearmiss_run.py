@@ -18,6 +18,7 @@ Example (against the fake judge)::
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ class JudgeResult:
 
 
 async def arun_judge(
-    pairs: str | Path, rubric_sets: dict[str, str | Path | None], *, judge: str,
+    pairs: str | Path, rubric_sets: Mapping[str, str | Path | None], *, judge: str,
     out: str | Path, trials: int = 3, swap: bool = True, totals: Totals = "hits",
     n_bootstrap: int = 1000, seed: int = 0, cache: str | Path | None = None,
     budget_usd: float | None = None, quiet: bool = True,
@@ -121,8 +122,10 @@ async def arun_judge(
                     return await judge_pair(caller, pair, rubric, label=name, trials=trials,
                                             swap=swap, totals=totals)
 
-                batch = await run_batch(usable, worker, store=job.store,
-                                        item_id=lambda p, name=name: f"{name}:{p.pair_id}",
+                def item_id(pair: NearMissPair, name: str = name) -> str:
+                    return f"{name}:{pair.pair_id}"
+
+                batch = await run_batch(usable, worker, store=job.store, item_id=item_id,
                                         label=f"judge {name}", quiet=quiet)
                 result.failed.update(batch.failed)
                 _finish_set(job.path, name, batch.results, result, n_bootstrap, seed)

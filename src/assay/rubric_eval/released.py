@@ -154,7 +154,8 @@ def read_rubric_set(path: str | Path) -> RubricSet:
     first = first_record(path)
     if isinstance(first, dict) and "prompt_id" in first and "rubrics" in first:
         return _healthbench_set(path)
-    source, issues = str(path), []
+    source = str(path)
+    issues: list[Issue] = []
     out = RubricSet(source=source)
     seen: dict[str, int] = {}
     for line, row in _rows(path, issues):
@@ -232,7 +233,10 @@ def read_responses(path: str | Path) -> dict[str, str]:
     path = Path(path)
     if not path.is_file():
         raise InputError(Issue(str(path), None, None, "no such responses file"))
-    source, issues, out, seen = str(path), [], {}, {}
+    source = str(path)
+    issues: list[Issue] = []
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
     for line, row in _rows(path, issues):
         key = _row_key(row, source, line, issues)
         names = [n for n in RESPONSE_FIELDS if n in row]
@@ -264,7 +268,10 @@ def read_conversations(path: str | Path) -> dict[str, str]:
     path = Path(path)
     if not path.is_file():
         raise InputError(Issue(str(path), None, None, "no such conversations file"))
-    source, issues, out, seen = str(path), [], {}, {}
+    source = str(path)
+    issues: list[Issue] = []
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
     with path.open(encoding="utf-8") as handle:
         for line, raw in enumerate(handle, start=1):
             text = raw.rstrip("\r\n")

@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Self
 
@@ -67,7 +68,7 @@ class RunLock:
         self.release()
 
 
-try:
+if sys.platform != "win32":  # a platform check (not try/except ImportError) mypy understands
     import fcntl
 
     def _try_lock(fd: int) -> bool:
@@ -80,7 +81,7 @@ try:
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
-except ImportError:  # Windows
+else:
     import msvcrt
 
     def _try_lock(fd: int) -> bool:

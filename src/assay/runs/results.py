@@ -32,6 +32,7 @@ from assay.scoring import (
     RewardNormalization,
     ScoreTable,
     ScoreTableBuilder,
+    checked_formula,
     mean_with_ci,
 )
 
@@ -135,7 +136,7 @@ class RunScores:
         if self.healthbench is not None:  # HealthBench reports a bootstrap std: ±1.96 std
             o, sd = self.healthbench.overall, self.healthbench.bootstrap_std
             return max(0.0, o - 1.96 * sd), min(1.0, o + 1.96 * sd)
-        if self.table.ci_low is None:
+        if self.table.ci_low is None or self.table.ci_high is None:  # both or neither
             return None
         return self.table.ci_low, self.table.ci_high
 
@@ -174,7 +175,8 @@ def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> 
     ``group_cis`` adds a bootstrap CI to each axis and theme mean (the report shows them; a
     run's own summary does not pay for them). HealthBench's report always carries its own.
     """
-    builder = ScoreTableBuilder(scoring.formula, scoring.abstention, seed=scoring.seed,
+    builder = ScoreTableBuilder(checked_formula(scoring.formula), scoring.abstention,
+                                seed=scoring.seed,
                                 length_penalty=scoring.length_penalty,
                                 reward_normalization=scoring.reward_normalization)
     axis_values: dict[str, list[float]] = defaultdict(list)

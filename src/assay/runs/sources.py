@@ -121,6 +121,7 @@ class ItemSource:
             return iter(self.items)
         from assay.io import iter_items
 
+        assert self.path is not None  # a source has its items or a path
         return iter_items(self.path, issues=self.issues)
 
     def _with_responses(self, items: Iterable[Item]) -> Iterator[Item]:

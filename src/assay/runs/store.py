@@ -26,7 +26,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,7 +88,7 @@ class CallRecord:
     judge: str
     criterion_ids: Sequence[str]
     prompt_hash: str
-    permutations: dict[str, Sequence[int]]
+    permutations: Mapping[str, Sequence[int]]
     ok: bool
     raw: str
     usage: dict[str, int]
@@ -330,7 +330,8 @@ class RunStore:
         rows = self.db.execute(
             "SELECT i.idx, v.item_id, v.criterion_id, v.judge, v.verdict, v.option, v.explanation "
             "FROM items i JOIN verdicts v ON v.item_id = i.id ORDER BY i.idx, v.criterion_id, v.judge")
-        current, batch = None, []
+        current = -1  # before the first item (positions are >= 0)
+        batch: list[Verdict] = []
         for idx, item_id, cid, judge, verdict, option, explanation in rows:
             if idx != current and batch:
                 yield current, batch

@@ -72,7 +72,18 @@ from assay.rubric.criterion import Criterion
 from assay.verdict import Verdict, VerdictLabel
 
 Formula = Literal["autorubric", "raw", "healthbench", "pass-rate", "reward"]
-FORMULAS: tuple[str, ...] = ("autorubric", "raw", "healthbench", "pass-rate", "reward")
+FORMULAS: tuple[Formula, ...] = ("autorubric", "raw", "healthbench", "pass-rate", "reward")
+
+
+def checked_formula(value: str) -> Formula:
+    """``value`` as a formula name; the ValueError :func:`score_rubric` gives when unknown.
+
+    >>> checked_formula("raw")
+    'raw'
+    """
+    if value not in FORMULAS:
+        raise ValueError(f"unknown formula {value!r} (known: {', '.join(FORMULAS)})")
+    return value
 RewardNormalization = Literal["minmax", "positive", "count", "none"]
 
 

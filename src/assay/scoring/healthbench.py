@@ -158,8 +158,11 @@ def _clipped_report(name2values: Mapping[str, Sequence[float]], *, n_bootstrap: 
     for name, values in name2values.items():
         array = np.asarray(values, dtype=float)
         n = len(array)
-        means = np.clip(bootstrap_means(array, n_bootstrap,
-                                        lambda rows, n=n: rng.randint(0, n, size=(rows, n))), 0, 1)
+
+        def draw(rows: int, n: int = n) -> np.ndarray:
+            return rng.randint(0, n, size=(rows, n))
+
+        means = np.clip(bootstrap_means(array, n_bootstrap, draw), 0, 1)
         stats[name] = ClippedMean(
             float(np.clip(array.mean(), 0, 1)), float(np.std(means)), len(array)
         )

@@ -26,6 +26,7 @@ import math
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, overload
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
@@ -90,7 +91,11 @@ class ItemScores(Sequence[ItemScore]):
         return ItemScore(self._ids[k], None if math.isnan(score) else score, self._raws[k],
                          self._counts[2 * k], self._counts[2 * k + 1])
 
-    def __getitem__(self, k):  # type: ignore[override]
+    @overload
+    def __getitem__(self, k: int) -> ItemScore: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[ItemScore]: ...
+    def __getitem__(self, k: int | slice) -> ItemScore | list[ItemScore]:
         if isinstance(k, slice):
             return [self._at(i) for i in range(*k.indices(len(self)))]
         if k < 0:
@@ -127,8 +132,8 @@ class ScoreTable:
     n_unscored: int
     healthbench: HealthBenchReport | None = None
 
-    def to_dict(self) -> dict:
-        summary = {
+    def to_dict(self) -> dict[str, Any]:
+        summary: dict[str, Any] = {
             "formula": self.formula,
             "mean": self.mean,
             "ci95": [self.ci_low, self.ci_high],

@@ -52,11 +52,11 @@ class DatasetPolicy:
     @classmethod
     def from_items(cls, items: Iterable[Item], labels: Iterable[Verdict],
                    default: str = "CANNOT_ASSESS") -> DatasetPolicy:
-        items = {i.id: i for i in items}
+        by_id = {i.id: i for i in items}
         labels = list(labels)
         answers: dict[tuple[str, str], str] = {}
         for label in labels:
-            item = items.get(label.item_id)
+            item = by_id.get(label.item_id)
             if item is None or item.response is None:
                 continue
             answers.setdefault((label.criterion_id, item.response.strip()),
@@ -99,12 +99,12 @@ def perturb_labels(items: Iterable[Item], labels: Sequence[Verdict], *, rate: fl
                    seed: int = 0) -> list[Verdict]:
     """A copy of ``labels`` with about ``rate`` of them changed (seeded, per item and criterion;
     see the module docstring for how each kind changes)."""
-    items = {i.id: i for i in items}
+    by_id = {i.id: i for i in items}
     out = []
     for label in labels:
         draw = rng_for(seed, "perturb", label.item_id, label.criterion_id).random()
         if draw < rate:
-            label = _changed(label, _criterion(items.get(label.item_id), label.criterion_id))
+            label = _changed(label, _criterion(by_id.get(label.item_id), label.criterion_id))
         out.append(label)
     return out
 
@@ -132,7 +132,7 @@ def _criterion(item: Item | None, criterion_id: str) -> Criterion | None:
 
 def _answer(label: Verdict, criterion: Criterion | None) -> str:
     if label.option is None:
-        return str(label.verdict.value)
+        return str(label.verdict)  # a StrEnum: its value (a label without option has a verdict)
     if criterion is not None:
         try:
             return criterion.option(label.option).label  # the exact label the judge is shown

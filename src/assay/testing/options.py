@@ -64,10 +64,10 @@ class OptionScale:
 
     @classmethod
     def of(cls, criterion: Criterion) -> OptionScale:
-        scored = [o for o in criterion.options if not o.na]
-        best = max(scored, key=lambda o: o.value)  # max/min keep the first of equals
-        worst = min(scored, key=lambda o: o.value)
-        return cls(best.label, worst.label)
+        scored = [(o.label, o.value) for o in criterion.options if not o.na and o.value is not None]
+        best = max(scored, key=lambda o: o[1])  # max/min keep the first of equals
+        worst = min(scored, key=lambda o: o[1])
+        return cls(best[0], worst[0])
 
 
 def option_scales(sources: Iterable[RubricSource] | RubricSource | None) -> dict[str, OptionScale]:

@@ -42,7 +42,7 @@ class FakeSearchServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]  # the bound port (port 0 picks a free one)
         return self
 
     async def stop(self) -> None:

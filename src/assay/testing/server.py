@@ -129,7 +129,7 @@ class FakeJudgeServer:
 
     # --- lifecycle --------------------------------------------------------------------------
 
-    async def start(self) -> FakeJudgeServer:
+    async def start(self) -> Self:
         app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[self._middleware])
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/messages", self._messages)
@@ -139,7 +139,7 @@ class FakeJudgeServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]  # the bound port (port 0 picks a free one)
         return self
 
     async def stop(self) -> None:
@@ -190,7 +190,8 @@ class FakeJudgeServer:
     def close(self) -> None:
         """Stop a server started with :meth:`run_in_thread`."""
         if self._loop is not None and self._thread is not None:
-            self._loop.call_soon_threadsafe(self._closing.set)
+            if self._closing is not None:  # set by start() before run_in_thread returns
+                self._loop.call_soon_threadsafe(self._closing.set)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
             self._thread = None
@@ -237,6 +238,7 @@ class FakeJudgeServer:
         fault, views, answers = await self._decide(request, body, text_in, stage_request)
         if fault is not None and (early := self._http_fault(fault)) is not None:
             return await early
+        reply_text: str | None
         reply_text, finish = self._reply_text(fault, schema, answers, views, stage_request)
         if self.echo_headers and fault is None and stage_request is None:
             reply_text = self._echo(request, reply_text)
@@ -277,6 +279,7 @@ class FakeJudgeServer:
         if fault is not None and (early := self._http_fault(fault, anthropic=True)) is not None:
             return await early
         stop = "end_turn"
+        content: list[dict[str, Any]]
         if fault == "refusal":
             content = [{"type": "text", "text": _REFUSAL}]
             stop, out_text = "refusal", _REFUSAL

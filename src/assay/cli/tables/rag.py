@@ -51,9 +51,9 @@ def report_tables(report: RagReport) -> list[Any]:
         t = new_table("Judge vs human labels (per item)",
                       ["judge", "CR accuracy", "CR κ", "RA accuracy", "RA κ", "CF Pearson",
                        "CF MAE"])
-        for r in report.judge_vs_human:
-            t.add_row(r.judge, fmt(r.cr.accuracy), fmt(r.cr.kappa), fmt(r.ra.accuracy),
-                      fmt(r.ra.kappa), fmt(r.cf_pearson), fmt(r.cf_mae))
+        for jr in report.judge_vs_human:
+            t.add_row(jr.judge, fmt(jr.cr.accuracy), fmt(jr.cr.kappa), fmt(jr.ra.accuracy),
+                      fmt(jr.ra.kappa), fmt(jr.cf_pearson), fmt(jr.cf_mae))
         tables.append(t)
     if report.across_judges is not None:
         a = report.across_judges
@@ -69,10 +69,10 @@ def report_tables(report: RagReport) -> list[Any]:
         t = new_table(f"By operating context (seed 002 §5) — {judge}",
                       ["context", "n", "mean CF", "CR rate", "refusal rate", "refusal accuracy",
                        "diagnoses"])
-        for r in rows:
-            t.add_row(r.hazard, str(r.n), "—" if r.cf_mean is None else f"{r.cf_mean:.2f}",
-                      f"{r.cr_rate:.2f}", f"{r.refusal_rate:.2f}", f"{r.refusal_accuracy:.2f}",
-                      ", ".join(f"{k}×{v}" for k, v in sorted(r.diagnoses.items())))
+        for h in rows:
+            t.add_row(h.hazard, str(h.n), "—" if h.cf_mean is None else f"{h.cf_mean:.2f}",
+                      f"{h.cr_rate:.2f}", f"{h.refusal_rate:.2f}", f"{h.refusal_accuracy:.2f}",
+                      ", ".join(f"{k}×{v}" for k, v in sorted(h.diagnoses.items())))
         tables.append(t)
     for p in report.predictive:
         t = new_table(f"Classifier on this run: {p.target} ({p.model}; {p.performance.n} items, "
