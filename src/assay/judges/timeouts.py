@@ -126,11 +126,10 @@ class _Attempt:
             self._owner._open.add(self)
         return self
 
-    async def __aexit__(self, kind, error, trace) -> bool | None:
-        if self._timer is None:
-            return None
-        self._owner._open.discard(self)
-        return await self._timer.__aexit__(kind, error, trace)
+    async def __aexit__(self, kind, error, trace) -> None:
+        if self._timer is not None:
+            self._owner._open.discard(self)
+            await self._timer.__aexit__(kind, error, trace)  # a cancel by the deadline: TimeoutError
 
     def refit(self) -> None:
         timer = self._timer
