@@ -181,3 +181,37 @@ def test_a_batched_write_is_readable_before_it_reaches_the_file(tmp_path):
         assert cache.get("a").data == {"v": 1}
         cache.flush()
         assert count_rows(path) == 1
+
+
+async def test_cached_serves_the_stored_replies_in_one_lookup_and_ask_makes_only_the_rest(
+        serve, tmp_path):
+    server = await serve(policy="MET")
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    async with judge_for(server, cache=cache) as judge:
+        stored = await judge.ask(request("c1"))
+        asked = [request("c1"), request("c2"), request("c3")]
+        found = judge.cached(asked)
+        assert [r is not None for r in found] == [True, False, False]
+        assert found[0].cached and found[0].data == stored.data and found[0].raw == stored.raw
+        assert found[0].cost_usd == 0.0 and found[0].attempts == 0
+        replies = [await judge.ask(r) for r in asked[1:]]
+    assert all(r.ok and not r.cached for r in replies)
+    assert len(server.requests) == 3  # c1 once, then c2 and c3: nothing asked twice
+    # each request is counted once: c1's first miss, then one hit and two misses in bulk
+    assert (cache.stats().hits, cache.stats().misses) == (1, 3)
+    assert judge.cached([request("c2"), request("c3")])[1].cached  # stored after the miss
+
+
+async def test_cached_serves_nothing_once_the_budget_is_spent(serve, tmp_path):
+    from assay.judges import Budget
+
+    server = await serve(policy="MET")
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    budget = Budget(0.0)
+    async with judge_for(server, cache=cache) as judge:
+        await judge.ask(request("c1"))
+        judge.budget = budget
+        budget.charge(0.01)
+        assert judge.cached([request("c1")]) == [None]
+        refused = await judge.ask(request("c1"))
+    assert refused.failure is not None and refused.failure.kind.value == "budget"

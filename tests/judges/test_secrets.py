@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from assay.errors import ConfigError
-from assay.judges import ResponseCache, make_judge, parse_spec
+from assay.judges import JudgeRequest, ResponseCache, make_judge, parse_spec
 from assay.judges.secrets import Secret, redact
 from assay.testing import Faults
 
@@ -95,3 +95,20 @@ def test_the_logging_module_imports_first_without_a_cycle():
         done = subprocess.run([sys.executable, "-c", f"import {first}"], capture_output=True,
                               text=True, check=False)
         assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("written", ["plainly", "with JSON escapes"])
+async def test_a_key_echoed_into_the_reply_is_scrubbed_from_its_data_and_raw_text(
+        serve, key, tmp_path, written):
+    echoed = KEY if written == "plainly" else "".join(f"\\u{ord(c):04x}" for c in KEY)
+    reply = '{"explanation": "your key is ' + echoed + '", "verdict": "MET"}'
+    server = await serve(stages={"echo": reply})
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    async with make_judge(f"openai:gpt-4.1-mini@{server.base_url}", cache=cache) as judge:
+        answer = await judge.ask(JudgeRequest(messages=({"role": "user", "content": "hi"},),
+                                              schema={"type": "object"}, schema_name="echo"))
+    cache.close()
+    assert answer.ok and answer.data["verdict"] == "MET"
+    assert "[REDACTED]" in answer.data["explanation"]
+    assert KEY not in repr(answer)
+    assert KEY.encode() not in (tmp_path / "cache.sqlite").read_bytes()

@@ -20,6 +20,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -29,8 +30,9 @@ import orjson
 CacheMode = Literal["use", "refresh", "bypass"]
 DEFAULT_CACHE_PATH = Path(".assay") / "cache.sqlite"
 CACHE_PATH_ENV = "ASSAY_CACHE"
-BATCH_ROWS = 64
+BATCH_ROWS = 256
 BATCH_SECONDS = 0.2
+KEYS_PER_QUERY = 500  # under SQLite's oldest limit of 999 bound parameters
 
 
 def default_cache_path() -> Path:
@@ -141,6 +143,44 @@ class ResponseCache:
                 return None
             self.hits += 1
         return CachedReply(orjson.loads(row[0]), row[1], orjson.loads(row[2]), row[3])
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CachedReply]:
+        """The fresh replies stored for ``keys`` (a key without one is absent), read with one
+        query per :data:`KEYS_PER_QUERY` keys; hits and misses are counted as by :meth:`get`.
+
+        >>> import tempfile, os
+        >>> cache = ResponseCache(os.path.join(tempfile.mkdtemp(), "cache.sqlite"))
+        >>> cache.put("k", judge="j", model="m", data={"verdict": "MET"}, raw="{}", usage={})
+        >>> sorted(cache.get_many(["k", "other"])), (cache.hits, cache.misses)
+        (['k'], (1, 1))
+        """
+        rows: dict[str, tuple] = {}
+        with self._lock:
+            stored = []
+            for key in keys:
+                pending = self._pending.get(key)
+                if pending is not None:
+                    rows[key] = pending[3:]
+                else:
+                    stored.append(key)
+            for start in range(0, len(stored), KEYS_PER_QUERY):
+                chunk = stored[start:start + KEYS_PER_QUERY]
+                marks = ",".join("?" * len(chunk))
+                for key, *row in self._db.execute(
+                        f"SELECT key, data, raw, usage, created FROM replies WHERE key IN ({marks})",
+                        chunk):
+                    rows[key] = row
+            oldest = time.time() - self.ttl_s if self.ttl_s is not None else None
+            found = {}
+            for key in keys:
+                row = rows.get(key)
+                if row is not None and (oldest is None or row[3] >= oldest):
+                    found[key] = row
+                    self.hits += 1
+                else:
+                    self.misses += 1
+        return {key: CachedReply(orjson.loads(row[0]), row[1], orjson.loads(row[2]), row[3])
+                for key, row in found.items()}
 
     def put(
         self, key: str, *, judge: str, model: str, data: dict[str, Any], raw: str, usage: dict[str, int]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Sequence
 from typing import Any, Self
 
 import orjson
@@ -186,12 +187,16 @@ class Judge:
             return JudgeReply(self.id, None, "", failure=_budget_failure(self.budget))
         cache, key = self.cache, None
         if cache is not None and cache.writes:
-            key = self.cache_key(request)
-            if cache.reads:
-                hit = cache.get(key)
-                if hit is not None:
-                    return JudgeReply(self.id, hit.data, hit.raw, Usage(), 0.0,
-                                      time.perf_counter() - started, True, 0)
+            looked_up = request.looked_up
+            if looked_up is not None and looked_up[0] is self:  # cached() found no reply
+                key = looked_up[1]
+            else:
+                key = self.cache_key(request)
+                if cache.reads:
+                    hit = cache.get(key)
+                    if hit is not None:
+                        return JudgeReply(self.id, hit.data, hit.raw, Usage(), 0.0,
+                                          time.perf_counter() - started, True, 0)
         messages, usage, attempts = request.messages, Usage(), 0
         reasked = False
         while True:
@@ -215,6 +220,30 @@ class Judge:
             reasked = True
             messages = reask_messages(request.messages, outcome.text, parsed.error, request.schema)
 
+    def cached(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply | None]:
+        """The replies the cache holds for ``requests`` (None where it holds none), read in
+        one query per batch: what :meth:`ask` answers from the cache, without a call each.
+        :meth:`ask` does not look a request up again that was not found here. Nothing is
+        served (all None) without a readable cache or once the budget is spent."""
+        cache = self.cache
+        if (cache is None or not cache.reads or not cache.writes
+                or (self.budget is not None and self.budget.exhausted)):
+            return [None] * len(requests)
+        started = time.perf_counter()
+        keys = [self.cache_key(request) for request in requests]
+        hits = cache.get_many(keys)
+        latency = (time.perf_counter() - started) / max(1, len(keys))
+        replies: list[JudgeReply | None] = []
+        for request, key in zip(requests, keys):
+            hit = hits.get(key)
+            if hit is None:
+                object.__setattr__(request, "looked_up", (self, key))
+                replies.append(None)
+            else:
+                replies.append(JudgeReply(self.id, hit.data, hit.raw, Usage(), 0.0, latency,
+                                          True, 0))
+        return replies
+
     def ask_sync(self, request: JudgeRequest) -> JudgeReply:
         """Blocking :meth:`ask` for scripts and notebooks (runs on a background event loop)."""
         from assay.judges.sync import run_sync
@@ -228,8 +257,13 @@ class Judge:
         self.total_cost_usd += cost
         if self.budget is not None and (cost or attempts):
             self.budget.charge(cost)
-        raw = redact(raw) if raw else raw
-        data = redact_data(data)  # an endpoint may echo a key into the explanation
+        scrubbed = redact(raw) if raw else raw
+        # An endpoint may echo a key into the explanation. Without escapes in the reply, every
+        # string of ``data`` is a piece of ``raw`` as it stands, so a reply with nothing to
+        # scrub has nothing to scrub in ``data`` either.
+        if data is not None and (scrubbed != raw or (raw and "\\" in raw)):
+            data = redact_data(data)
+        raw = scrubbed
         if failure is None and key is not None and self.cache is not None:  # a key needs a cache
             self.cache.put(key, judge=self.id, model=self.model, data=data, raw=raw,
                            usage=usage.as_dict())

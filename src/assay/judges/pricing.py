@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -55,7 +54,12 @@ class Pricing:
         path = Path(path)
         try:
             raw = path.read_text(encoding="utf-8")
-            document = tomllib.loads(raw) if path.suffix == ".toml" else json.loads(raw)
+            if path.suffix == ".toml":
+                import tomllib  # only for a TOML price list: not on every judge's import path
+
+                document = tomllib.loads(raw)
+            else:
+                document = json.loads(raw)
         except (OSError, ValueError) as exc:
             raise InputError(Issue(str(path), None, None, f"cannot read pricing: {exc}")) from None
         return cls(_parse_models(document, str(path)))

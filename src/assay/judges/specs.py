@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +146,8 @@ def load_judge_tables(path: str | Path = DEFAULT_CONFIG_FILE
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read judge config: {exc.strerror}") from None
+    import tomllib  # only when there is a config file to read
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

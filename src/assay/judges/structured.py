@@ -55,14 +55,11 @@ def _load_object(text: str) -> tuple[dict[str, Any] | None, str]:
     stripped = text.strip()
     if not stripped:
         return None, "the reply is empty"
-    try:
-        value = orjson.loads(stripped)
-    except orjson.JSONDecodeError as exc:
-        first_error = f"not valid JSON ({exc})"
-    else:
-        if isinstance(value, dict):
+    fenced = stripped[0] == "`"  # a code fence is never JSON: go to the fenced block at once
+    if not fenced:
+        value, first_error = _strict_object(stripped)
+        if value is not None:
             return value, ""
-        first_error = f"expected a JSON object, got {type(value).__name__}"
     for candidate in _lenient_candidates(stripped):
         try:
             value = orjson.loads(candidate)
@@ -70,7 +67,17 @@ def _load_object(text: str) -> tuple[dict[str, Any] | None, str]:
             continue
         if isinstance(value, dict):
             return value, ""
-    return None, first_error
+    return None, _strict_object(stripped)[1] if fenced else first_error
+
+
+def _strict_object(text: str) -> tuple[dict[str, Any] | None, str]:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc})"
+    if isinstance(value, dict):
+        return value, ""
+    return None, f"expected a JSON object, got {type(value).__name__}"
 
 
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")

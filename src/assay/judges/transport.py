@@ -12,14 +12,17 @@ Example:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
 
 from assay.judges.secrets import Secret, redact
 from assay.judges.types import Failure, FailureKind
+
+if TYPE_CHECKING:  # aiohttp (and the TLS stack under it) loads with the first request: a run
+    import aiohttp  # served wholly from the response cache never pays for it
 
 _JSON = {"Content-Type": "application/json", "Accept": "application/json"}
 
@@ -27,7 +30,7 @@ _JSON = {"Content-Type": "application/json", "Accept": "application/json"}
 @dataclass(slots=True)
 class HttpResult:
     status: int
-    headers: dict[str, str]
+    headers: Mapping[str, str]  # the response's own (case-insensitive) headers: not copied
     body: bytes
 
 
@@ -46,7 +49,7 @@ class Transport:
         self.base_url = base_url.rstrip("/")
         self._headers = {**_JSON, **headers}
         self._secret_headers = secret_headers or {}
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)  # None: the caller bounds each
+        self._timeout_s = timeout_s  # None: the caller bounds each request
         self._last_timeout: aiohttp.ClientTimeout | None = None
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
@@ -61,13 +64,16 @@ class Transport:
     def _open(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
+            import aiohttp
+
             headers = dict(self._headers)
             headers.update({k: v.reveal() for k, v in self._secret_headers.items()})
             connector = aiohttp.TCPConnector(
                 limit=self._max_connections, ttl_dns_cache=300, keepalive_timeout=30
             )
             self._session = aiohttp.ClientSession(
-                headers=headers, timeout=self._timeout, connector=connector, trust_env=False
+                headers=headers, timeout=aiohttp.ClientTimeout(total=self._timeout_s),
+                connector=connector, trust_env=False
             )
             self._loop = loop
         return self._session
@@ -76,6 +82,8 @@ class Transport:
                         timeout_s: float | None = None) -> HttpResult | Failure:
         """POST ``body`` as JSON; an :class:`HttpResult` for any HTTP status, a Failure if none."""
         session = self._open()
+        import aiohttp  # loaded by _open: a lookup in sys.modules
+
         timeout = None
         if timeout_s is not None:
             timeout = self._last_timeout
@@ -88,9 +96,9 @@ class Transport:
                        else session.post(url, data=data))
             async with request as response:
                 payload = await response.read()
-                return HttpResult(response.status, dict(response.headers), payload)
+                return HttpResult(response.status, response.headers, payload)
         except TimeoutError:
-            total = timeout_s if timeout_s is not None else self._timeout.total
+            total = timeout_s if timeout_s is not None else self._timeout_s
             return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s" if total
                            else "the request timed out")
         except aiohttp.ClientError as exc:
@@ -100,6 +108,7 @@ class Transport:
 
     async def get(self, path: str, timeout_s: float = 5.0) -> HttpResult | Failure:
         session = self._open()
+        import aiohttp  # loaded by _open
         try:
             async with session.get(
                 self.base_url + path, timeout=aiohttp.ClientTimeout(total=timeout_s)

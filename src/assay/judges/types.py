@@ -95,6 +95,8 @@ class JudgeRequest:
     schema: dict[str, Any] | None = None
     schema_name: str = "verdict"
     template_version: str = ""
+    # (judge, cache key) once Judge.cached() has looked the request up and found nothing
+    looked_up: tuple[Any, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.messages, tuple):

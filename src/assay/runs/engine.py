@@ -5,7 +5,9 @@ memory: at most ``concurrency`` calls are outstanding and only the items they be
 Each judge enforces its own limits (requests in flight, RPM, TPM); the engine's window is
 independent of them and wide enough to saturate them (at least :data:`MIN_WINDOW` calls, and
 four times the judges' in-flight limits). A call already finished in the store (on resume) is
-skipped; an item whose calls all finished is skipped without planning. When the shared budget runs out the
+skipped; an item whose calls all finished is skipped without planning. The calls a judge's cache
+answers are looked up per item in one query and recorded at once; only the others become tasks.
+When the shared budget runs out the
 engine stops scheduling, lets in-flight calls end, and reports ``budget``; resuming with a larger
 budget continues where it stopped.
 """
@@ -97,15 +99,20 @@ class Engine:
                 except STORE_WRITE_ERRORS as exc:
                     self._store_failed(exc)
                     break
+                requests = [judge_request(call) for call in todo]
+                if todo:
+                    todo, requests = self._serve_cached(todo, requests, outcome)
                 self._commit_soon()
-                for call in todo:
+                for call, request in zip(todo, requests):
                     await window.acquire()
                     if self._stop:
                         window.release()
                         break
-                    task = asyncio.create_task(self._call(call, window, outcome))
+                    task = asyncio.create_task(self._call(call, request, window, outcome))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
+                if not tasks:  # only cached calls so far: let the commit timer and others run
+                    await asyncio.sleep(0)
             if tasks:
                 await asyncio.gather(*tasks)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -185,32 +192,58 @@ class Engine:
         self._pending[item.id] = len(todo)
         return todo
 
-    async def _call(self, call: PlannedCall, window: asyncio.Semaphore, outcome: EngineOutcome) -> None:
-        from assay.judges.types import FailureKind
+    def _serve_cached(self, todo: list[PlannedCall], requests: list[Any],
+                      outcome: EngineOutcome) -> tuple[list[PlannedCall], list[Any]]:
+        """Record now the calls the judges' caches answer (one lookup per judge for the item,
+        no task, no slot in the window); return the calls still to make, with their requests."""
+        replies: dict[int, Any] = {}
+        for judge_id in {call.judge for call in todo}:
+            lookup = getattr(self.judges[judge_id].judge, "cached", None)
+            if lookup is None or self._stop:
+                continue
+            mine = [i for i, call in enumerate(todo) if call.judge == judge_id]
+            for i, reply in zip(mine, lookup([requests[i] for i in mine])):
+                if reply is not None:
+                    replies[i] = reply
+        if not replies:
+            return todo, requests
+        rest_calls, rest_requests = [], []
+        for i, (call, request) in enumerate(zip(todo, requests)):
+            reply = replies.get(i)
+            if reply is None:
+                rest_calls.append(call)
+                rest_requests.append(request)
+            else:
+                self._replied(call, reply, outcome)
+        return rest_calls, rest_requests
 
+    async def _call(self, call: PlannedCall, request: Any, window: asyncio.Semaphore,
+                    outcome: EngineOutcome) -> None:
         try:
-            slot = self.judges[call.judge]
-            request = judge_request(call)
             try:
-                reply = await slot.judge.ask(request)
+                reply = await self.judges[call.judge].judge.ask(request)
             except Exception as exc:  # a bug below us must not lose the run
                 log.exception("judge %s raised on call %s", call.judge, call.key)
                 self._record(call, None, errors=[(None, "internal", f"{type(exc).__name__}: {exc}")])
                 return
-            if reply.failure is not None and reply.failure.kind is FailureKind.BUDGET:
-                self._stop = "budget"
-                return
-            outcome.calls_made += 1
-            if reply.failure is not None:
-                self._record(call, reply, errors=[(None, reply.failure.kind.value, reply.failure.message)])
-                return
-            results = self.grader.interpret(call, reply.data, reply.raw)
-            verdicts = [r for r in results if isinstance(r, Verdict)]
-            errors = [(r.criterion_id, "unreadable_reply", r.message)
-                      for r in results if isinstance(r, ReplyError)]
-            self._record(call, reply, verdicts=verdicts, errors=errors)
+            self._replied(call, reply, outcome)
         finally:
             window.release()
+
+    def _replied(self, call: PlannedCall, reply: Any, outcome: EngineOutcome) -> None:
+        failure = reply.failure
+        if failure is not None and failure.kind == "budget":  # FailureKind.BUDGET (a StrEnum)
+            self._stop = "budget"
+            return
+        outcome.calls_made += 1
+        if failure is not None:
+            self._record(call, reply, errors=[(None, failure.kind.value, failure.message)])
+            return
+        results = self.grader.interpret(call, reply.data, reply.raw)
+        verdicts = [r for r in results if isinstance(r, Verdict)]
+        errors = [(r.criterion_id, "unreadable_reply", r.message)
+                  for r in results if isinstance(r, ReplyError)]
+        self._record(call, reply, verdicts=verdicts, errors=errors)
 
     def _record(self, call: PlannedCall, reply: Any, *, verdicts: Sequence[Verdict] = (),
                 errors: Sequence[tuple[str | None, str, str]] = ()) -> None:

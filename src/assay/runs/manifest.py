@@ -15,8 +15,10 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 import platform
 import time
 from importlib import metadata
@@ -56,23 +58,45 @@ def _short(value: Any) -> str:
 
 
 def package_versions() -> dict[str, str]:
+    """Python's and the main packages' versions (looked up once per process: each lookup
+    scans the installed distributions)."""
+    return dict(_package_versions())
+
+
+@functools.cache
+def _package_versions() -> tuple[tuple[str, str], ...]:
     versions = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-    return versions
+    return tuple(versions.items())
 
 
 def _percentiles(values: list[float]) -> dict[str, float] | None:
+    """p50, p95, mean, max and n of ``values``; the percentiles are NumPy's default (linear)
+    ones, computed here so that writing a manifest does not import NumPy.
+
+    >>> _percentiles([5.0, 1.0, 4.0, 2.0, 3.0])
+    {'p50': 3.0, 'p95': 4.8, 'mean': 3.0, 'max': 5.0, 'n': 5}
+    """
     if not values:
         return None
-    import numpy as np
+    ordered = sorted(float(v) for v in values)
+    return {"p50": _linear_percentile(ordered, 50), "p95": _linear_percentile(ordered, 95),
+            "mean": math.fsum(ordered) / len(ordered), "max": ordered[-1], "n": len(ordered)}
 
-    array = np.asarray(values, dtype=float)
-    return {"p50": float(np.percentile(array, 50)), "p95": float(np.percentile(array, 95)),
-            "mean": float(array.mean()), "max": float(array.max()), "n": int(array.size)}
+
+def _linear_percentile(ordered: list[float], q: float) -> float:
+    """``numpy.percentile(ordered, q)`` (method "linear") of a sorted list, bit for bit:
+    the same virtual index and the same two-sided interpolation NumPy uses."""
+    index = (len(ordered) - 1) * (q / 100)
+    below = math.floor(index)
+    a = ordered[below]
+    b = ordered[min(below + 1, len(ordered) - 1)]
+    gamma = index - below
+    return b - (b - a) * (1 - gamma) if gamma >= 0.5 else a + (b - a) * gamma
 
 
 def write_manifest(store: RunStore, *, status: str, sessions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -81,14 +105,15 @@ def write_manifest(store: RunStore, *, status: str, sessions: list[dict[str, Any
     totals = store.totals()
     wall = sum(s.get("wall_s", 0.0) for s in sessions)
     fresh_calls = sum(s.get("calls_made", 0) for s in sessions)
+    versions = package_versions()
     manifest = {
-        "assay_version": package_versions().get("assay"),
+        "assay_version": versions.get("assay"),
         "status": status,
         "config_hash": config_hash(config),
         "master_seed": config.get("grading", {}).get("seed"),
         "created_at": float(store.meta("created_at") or time.time()),
         "updated_at": time.time(),
-        "packages": package_versions(),
+        "packages": versions,
         "judges": config.get("judges", []),
         "config": config,
         "timing": {

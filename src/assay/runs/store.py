@@ -6,11 +6,12 @@ call: prompt hash, option permutations, raw reply, tokens, cost, latency, cache 
 ``verdicts`` (one per item × criterion × judge) and ``errors`` (failed calls and replies that
 could not be read; never verdicts).
 
-Finished calls are committed in batches (every :data:`COMMIT_EVERY` calls, and by the engine
-at least every :data:`COMMIT_AFTER_S` seconds and at the end), in WAL mode with
-``synchronous=NORMAL``: one commit per call cost more than the rest of a call's bookkeeping. A
-``kill -9`` loses the calls still in flight and at most that window of finished calls not yet
-committed; a resumed run finds every committed call and does not make it again.
+Finished calls are held in memory and written in batches, one ``executemany`` per table in one
+transaction (every :data:`COMMIT_EVERY` calls, and by the engine at least every
+:data:`COMMIT_AFTER_S` seconds and at the end), in WAL mode with ``synchronous=NORMAL``: a
+statement and a commit per call cost more than the rest of a call's bookkeeping. A ``kill -9``
+loses the calls still in flight and at most that window of finished calls not yet committed; a
+resumed run finds every committed call and does not make it again.
 
 Example:
     >>> import tempfile, pathlib
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,7 +81,7 @@ COMMIT_AFTER_S = 0.25  # and no finished call waits longer than this for its com
 __all__ = ["CallRecord", "RunStore", "StoreError", "Totals", "rubric_hash"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one is made per call, and a frozen __init__ costs more
 class CallRecord:
     """What the engine hands the store when a call ends (successfully or not)."""
 
@@ -115,6 +117,39 @@ class Totals:
     cost_usd: float
 
 
+class _HeldRows:
+    """Rows of finished calls recorded but not written yet, one list per statement."""
+
+    __slots__ = ("calls", "done", "errors", "items", "keys", "verdicts")
+
+    def __init__(self) -> None:
+        self.keys: list[tuple[str]] = []
+        self.items: set[str] = set()
+        self.calls: list[tuple] = []
+        self.verdicts: list[tuple] = []
+        self.errors: list[tuple] = []
+        self.done: list[tuple[float, str]] = []
+
+
+_PLAIN = re.compile(r'[ !#-\[\]-~]+')  # printable ASCII but " and \: JSON strings as they are
+
+
+def _strings_json(values: Sequence[str]) -> str:
+    """``json.dumps(list(values))``, without the encoder for the usual plain ids.
+
+    >>> ids = ["a", "b c", 'q"', "é"]
+    >>> all(_strings_json(ids[:n]) == json.dumps(ids[:n]) for n in range(5))
+    True
+    """
+    if values and all(type(v) is str and _PLAIN.fullmatch(v) for v in values):
+        return '["' + '", "'.join(values) + '"]'
+    return json.dumps(list(values))
+
+
+def _permutations_json(permutations: Mapping[str, Sequence[int]]) -> str:
+    return json.dumps({k: list(v) for k, v in permutations.items()}) if permutations else "{}"
+
+
 def rubric_hash(rubric: Rubric) -> str:
     return hashlib.sha256(rubric.model_dump_json().encode()).hexdigest()[:24]
 
@@ -133,9 +168,10 @@ class RunStore:
         except sqlite3.DatabaseError as exc:
             raise damaged(self.path, str(exc)) from None
         self._rubrics: set[str] = set()
-        self.uncommitted = 0  # finished calls written in the open transaction
+        self.uncommitted = 0  # finished calls not committed yet (held or written)
         self.rolled_back = 0  # finished calls lost by the last failed write
         self.commit_every = COMMIT_EVERY
+        self._held = _HeldRows()  # finished calls not written yet
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -195,23 +231,58 @@ class RunStore:
 
     @property
     def dirty(self) -> bool:
-        """True while something written is not committed yet."""
-        return self.db.in_transaction
+        """True while something recorded is not committed yet."""
+        return self.db.in_transaction or bool(self._held.calls)
 
     def commit(self) -> None:
-        """Commit the calls written since the last commit (a no-op if there are none). If the
-        commit fails, they are rolled back (counted in :attr:`rolled_back`) and the error raised."""
-        pending, self.uncommitted = self.uncommitted, 0
-        if self.db.in_transaction:
-            try:
+        """Write and commit the calls recorded since the last commit (a no-op if there are none).
+        If that fails, they are rolled back (counted in :attr:`rolled_back`) and the error raised."""
+        try:
+            self._write_held()
+            if self.db.in_transaction:
                 self.db.execute("COMMIT")
+        except BaseException:
+            self._roll_back()
+            raise
+        self.uncommitted = 0
+
+    def _roll_back(self) -> None:
+        self.rolled_back, self.uncommitted = self.uncommitted, 0
+        self._held = _HeldRows()
+        try:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error:  # e.g. the disk is full: the first error is the one to tell
+            pass
+
+    def _flush_held(self) -> None:
+        """Write the held rows (uncommitted) so that a query sees them, as it sees its own writes."""
+        if self._held.calls:
+            try:
+                self._write_held()
             except BaseException:
-                self.rolled_back = pending
-                try:
-                    self.db.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
+                self._roll_back()
                 raise
+
+    def _write_held(self) -> None:
+        """Write the held rows into the open transaction: one statement per table."""
+        held = self._held
+        if not held.calls:
+            return
+        self._held = _HeldRows()
+        self._begin()
+        db = self.db
+        db.executemany("DELETE FROM errors WHERE call_key = ?", held.keys)
+        db.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       held.calls)
+        if held.verdicts:
+            db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?,?,?)", held.verdicts)
+        if held.errors:
+            db.executemany(
+                "INSERT INTO errors (call_key, item_id, judge, criterion_id, kind, message, raw, at)"
+                " VALUES (?,?,?,?,?,?,?,?)", held.errors)
+        if held.done:
+            db.executemany("UPDATE items SET done = 1, finished_at = ? WHERE id = ?", held.done)
 
     def _begin(self) -> None:
         if not self.db.in_transaction:
@@ -236,58 +307,47 @@ class RunStore:
         """Record an item before its first call (no-op if it is already there); committed with
         the next batch of calls."""
         self._begin()
-        digest = rubric_hash(rubric)
+        text = rubric.model_dump_json()  # once: both its hash and the stored row
+        digest = hashlib.sha256(text.encode()).hexdigest()[:24]  # = rubric_hash(rubric)
         if digest not in self._rubrics:
-            self.db.execute("INSERT OR IGNORE INTO rubrics VALUES (?, ?)",
-                            (digest, rubric.model_dump_json()))
+            self.db.execute("INSERT OR IGNORE INTO rubrics VALUES (?, ?)", (digest, text))
             self._rubrics.add(digest)
         self.db.execute(
             "INSERT OR IGNORE INTO items (id, rubric_hash, json, n_calls, started_at) VALUES (?,?,?,?,?)",
             (item.id, digest, item.model_dump_json(exclude={"rubric"}), n_calls, time.time()))
 
     def record_call(self, record: CallRecord, *, item_done: bool) -> None:
-        """Write one finished call with its verdicts and errors; it is committed with the next
-        batch (see the module doc), or at once if the batch is full. If a write fails, the
-        calls not yet committed are rolled back and the error raised."""
-        db = self.db
+        """Record one finished call with its verdicts and errors; it is written and committed
+        with the next batch (see the module doc), or at once if the batch is full. If a write
+        fails, the calls not yet committed are rolled back and the error raised."""
         u = record.usage
         now = time.time()
-        self._begin()
-        try:
-            db.execute("DELETE FROM errors WHERE call_key = ?", (record.key,))
-            db.execute(
-                "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (record.key, record.item_id, record.judge, json.dumps(list(record.criterion_ids)),
-                 record.prompt_hash, json.dumps({k: list(v) for k, v in record.permutations.items()}),
-                 "ok" if record.ok else "error", record.raw, u.get("prompt_tokens", 0),
-                 u.get("completion_tokens", 0), u.get("cached_tokens", 0),
-                 u.get("reasoning_tokens", 0), record.cost_usd, record.latency_s,
-                 int(record.cached), record.attempts, now))
-            if record.verdicts:
-                db.executemany(
-                    "INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?,?,?)",
-                    [(v.item_id, v.criterion_id, v.judge, v.verdict.value if v.verdict else None,
-                      v.option, v.explanation, record.key) for v in record.verdicts])
-            if record.errors:
-                db.executemany(
-                    "INSERT INTO errors (call_key, item_id, judge, criterion_id, kind, message, raw, at)"
-                    " VALUES (?,?,?,?,?,?,?,?)",
-                    [(record.key, record.item_id, record.judge, cid, kind, message, record.raw, now)
-                     for cid, kind, message in record.errors])
-            if item_done:
-                db.execute("UPDATE items SET done = 1, finished_at = ? WHERE id = ?",
-                           (now, record.item_id))
-            self.uncommitted += 1
-            if self.uncommitted >= self.commit_every:
+        key, item_id, judge = record.key, record.item_id, record.judge
+        held = self._held
+        held.keys.append((key,))
+        held.items.add(item_id)
+        held.calls.append((
+            key, item_id, judge, _strings_json(record.criterion_ids), record.prompt_hash,
+            _permutations_json(record.permutations), "ok" if record.ok else "error", record.raw,
+            u.get("prompt_tokens", 0), u.get("completion_tokens", 0), u.get("cached_tokens", 0),
+            u.get("reasoning_tokens", 0), record.cost_usd, record.latency_s, int(record.cached),
+            record.attempts, now))
+        if record.verdicts:
+            held.verdicts.extend(
+                (v.item_id, v.criterion_id, v.judge, v.verdict.value if v.verdict else None,
+                 v.option, v.explanation, key) for v in record.verdicts)
+        if record.errors:
+            held.errors.extend((key, item_id, judge, cid, kind, message, record.raw, now)
+                               for cid, kind, message in record.errors)
+        if item_done:
+            held.done.append((now, item_id))
+        self.uncommitted += 1
+        if self.uncommitted >= self.commit_every:
+            try:
                 self.commit()
-        except BaseException:
-            self.rolled_back, self.uncommitted = self.uncommitted, 0
-            if db.in_transaction:
-                try:
-                    db.execute("ROLLBACK")
-                except sqlite3.Error:  # e.g. the disk is full: the first error is the one to tell
-                    pass
-            raise
+            except BaseException:
+                self.rolled_back -= 1  # the engine counts this call itself
+                raise
 
     def mark_item_done(self, item_id: str) -> None:
         self._begin()
@@ -300,6 +360,8 @@ class RunStore:
 
         An item whose calls all ended but some in error is not done: resuming retries them.
         """
+        if item_id in self._held.items:
+            self._flush_held()
         row = self.db.execute("SELECT done FROM items WHERE id = ?", (item_id,)).fetchone()
         if row is None:
             return None
@@ -312,6 +374,7 @@ class RunStore:
         return False, keys
 
     def finished_call_keys(self) -> set[str]:
+        self._flush_held()
         return {k for (k,) in self.db.execute("SELECT key FROM calls WHERE status = 'ok'")}
 
     def rubric(self, digest: str) -> Rubric:
@@ -320,6 +383,7 @@ class RunStore:
 
     def iter_items(self, *, done_only: bool = False) -> Iterator[tuple[int, Item, str]]:
         """Registered items as (position, item, rubric hash), in grading order."""
+        self._flush_held()
         where = " WHERE done = 1" if done_only else ""
         rows = self.db.execute(f"SELECT idx, json, rubric_hash FROM items{where} ORDER BY idx")
         for idx, text, digest in rows:
@@ -327,6 +391,7 @@ class RunStore:
 
     def iter_votes(self) -> Iterator[tuple[int, list[Verdict]]]:
         """(item position, its stored per-judge verdicts), in grading order, streamed."""
+        self._flush_held()
         rows = self.db.execute(
             "SELECT i.idx, v.item_id, v.criterion_id, v.judge, v.verdict, v.option, v.explanation "
             "FROM items i JOIN verdicts v ON v.item_id = i.id ORDER BY i.idx, v.criterion_id, v.judge")
@@ -343,21 +408,25 @@ class RunStore:
             yield current, batch
 
     def iter_errors(self) -> Iterator[dict[str, Any]]:
+        self._flush_held()
         cols = ("call_key", "item_id", "judge", "criterion_id", "kind", "message")
         for row in self.db.execute(f"SELECT {', '.join(cols)} FROM errors ORDER BY id"):
             yield dict(zip(cols, row))
 
     def calls_table(self) -> Iterator[dict[str, Any]]:
+        self._flush_held()
         cursor = self.db.execute("SELECT * FROM calls ORDER BY finished_at")
         cols = [d[0] for d in cursor.description]
         for row in cursor:
             yield dict(zip(cols, row))
 
     def latencies(self) -> list[float]:
+        self._flush_held()
         return [x for (x,) in self.db.execute(
             "SELECT latency_s FROM calls WHERE cached = 0 AND latency_s IS NOT NULL")]
 
     def item_durations(self) -> list[float]:
+        self._flush_held()
         return [b - a for a, b in self.db.execute(
             "SELECT started_at, finished_at FROM items WHERE done = 1 AND finished_at IS NOT NULL")]
 
@@ -366,6 +435,7 @@ class RunStore:
 
         A run with any of these is *incomplete*: resuming it retries exactly those calls.
         """
+        self._flush_held()
         (items,) = self.db.execute(
             "SELECT COUNT(*) FROM items WHERE done = 0 OR id IN "
             "(SELECT item_id FROM calls WHERE status = 'error')").fetchone()
@@ -376,6 +446,7 @@ class RunStore:
         return items, calls, (f"{row[0]}: {row[1]}" if row else None)
 
     def totals(self) -> Totals:
+        self._flush_held()
         items, done = self.db.execute("SELECT COUNT(*), COALESCE(SUM(done), 0) FROM items").fetchone()
         row = self.db.execute(
             "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0), COALESCE(SUM(cached), 0), "
