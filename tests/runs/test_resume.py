@@ -123,7 +123,8 @@ async def test_resume_retries_calls_that_failed(tmp_path, items_file, rubric_fil
     from assay.testing import Faults
 
     # the first 8 calls (two items) fail, each with its re-ask: see test_failed_calls_and_preflight
-    async with FakeJudgeServer(policy=POLICY, faults=Faults(script=["malformed"] * 16)) as server:
+    faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 8)
+    async with FakeJudgeServer(policy=POLICY, faults=faults) as server:
         first = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
                                    run_dir=tmp_path / "run", concurrency=1)
         assert first.totals.errors >= 1
