@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -37,45 +36,9 @@ from assay.errors import ConfigError
 from assay.item import Item
 from assay.rubric import Rubric
 from assay.runs.store_errors import StoreError, damaged
+from assay.runs.store_schema import SCHEMA, expected_columns, permutations_json, strings_json
 from assay.verdict import Verdict
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS rubrics (hash TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS items (
-    idx INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, rubric_hash TEXT NOT NULL,
-    json TEXT NOT NULL, n_calls INTEGER NOT NULL, done INTEGER NOT NULL DEFAULT 0,
-    started_at REAL, finished_at REAL);
-CREATE TABLE IF NOT EXISTS calls (
-    key TEXT PRIMARY KEY, item_id TEXT NOT NULL, judge TEXT NOT NULL, criteria TEXT NOT NULL,
-    prompt_hash TEXT NOT NULL, permutations TEXT NOT NULL, status TEXT NOT NULL, raw TEXT,
-    prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,
-    reasoning_tokens INTEGER, cost_usd REAL, latency_s REAL, cached INTEGER, attempts INTEGER,
-    finished_at REAL);
-CREATE INDEX IF NOT EXISTS calls_item ON calls (item_id);
-CREATE TABLE IF NOT EXISTS verdicts (
-    item_id TEXT NOT NULL, criterion_id TEXT NOT NULL, judge TEXT NOT NULL,
-    verdict TEXT, option TEXT, explanation TEXT NOT NULL, call_key TEXT NOT NULL,
-    PRIMARY KEY (item_id, criterion_id, judge));
-CREATE TABLE IF NOT EXISTS errors (
-    id INTEGER PRIMARY KEY, call_key TEXT NOT NULL, item_id TEXT NOT NULL, judge TEXT NOT NULL,
-    criterion_id TEXT, kind TEXT NOT NULL, message TEXT NOT NULL, raw TEXT, at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS errors_call ON errors (call_key);
-"""
-
-
-def _expected_columns() -> dict[str, list[str]]:
-    """Table -> column names, as SCHEMA makes them (read from a scratch in-memory database)."""
-    if not _COLUMNS:
-        db = sqlite3.connect(":memory:")
-        db.executescript(SCHEMA)
-        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-            _COLUMNS[table] = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
-        db.close()
-    return _COLUMNS
-
-
-_COLUMNS: dict[str, list[str]] = {}
 COMMIT_EVERY = 256  # finished calls per transaction at most
 COMMIT_AFTER_S = 0.25  # and no finished call waits longer than this for its commit
 __all__ = ["CallRecord", "RunStore", "StoreError", "Totals", "rubric_hash"]
@@ -129,25 +92,6 @@ class _HeldRows:
         self.verdicts: list[tuple] = []
         self.errors: list[tuple] = []
         self.done: list[tuple[float, str]] = []
-
-
-_PLAIN = re.compile(r'[ !#-\[\]-~]+')  # printable ASCII but " and \: JSON strings as they are
-
-
-def _strings_json(values: Sequence[str]) -> str:
-    """``json.dumps(list(values))``, without the encoder for the usual plain ids.
-
-    >>> ids = ["a", "b c", 'q"', "é"]
-    >>> all(_strings_json(ids[:n]) == json.dumps(ids[:n]) for n in range(5))
-    True
-    """
-    if values and all(type(v) is str and _PLAIN.fullmatch(v) for v in values):
-        return '["' + '", "'.join(values) + '"]'
-    return json.dumps(list(values))
-
-
-def _permutations_json(permutations: Mapping[str, Sequence[int]]) -> str:
-    return json.dumps({k: list(v) for k, v in permutations.items()}) if permutations else "{}"
 
 
 def rubric_hash(rubric: Rubric) -> str:
@@ -214,7 +158,7 @@ class RunStore:
         problems = [row[0] for row in self.db.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             raise damaged(self.path, "; ".join(problems[:3]))
-        for table, columns in _expected_columns().items():
+        for table, columns in expected_columns().items():
             found = [row[1] for row in self.db.execute(f"PRAGMA table_info({table})")]
             if not found:
                 raise damaged(self.path, f"table {table!r} is missing")
@@ -327,8 +271,8 @@ class RunStore:
         held.keys.append((key,))
         held.items.add(item_id)
         held.calls.append((
-            key, item_id, judge, _strings_json(record.criterion_ids), record.prompt_hash,
-            _permutations_json(record.permutations), "ok" if record.ok else "error", record.raw,
+            key, item_id, judge, strings_json(record.criterion_ids), record.prompt_hash,
+            permutations_json(record.permutations), "ok" if record.ok else "error", record.raw,
             u.get("prompt_tokens", 0), u.get("completion_tokens", 0), u.get("cached_tokens", 0),
             u.get("reasoning_tokens", 0), record.cost_usd, record.latency_s, int(record.cached),
             record.attempts, now))
