@@ -135,7 +135,8 @@ def judge_config(base_url: str, concurrency: int):
 
 
 async def case_throughput(work: Path, n_items: int, concurrency: int, latency_ms: float) -> None:
-    from assay.runs.runner import RunOptions, arun
+    from assay.runs import RunOptions
+    from assay.runs.runner import arun
     from assay.runs.sources import ItemSource
 
     items = write_items(work / "hb500.jsonl", n_items, own_rubric=True)
@@ -182,7 +183,8 @@ async def case_throughput(work: Path, n_items: int, concurrency: int, latency_ms
 async def case_memory(work: Path, n_items: int) -> None:
     import yaml
 
-    from assay.runs.runner import RunOptions, arun
+    from assay.runs import RunOptions
+    from assay.runs.runner import arun
     from assay.runs.sources import ItemSource
 
     items = write_items(work / f"items{n_items}.jsonl", n_items, own_rubric=False)

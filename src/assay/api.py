@@ -10,7 +10,7 @@ Example (against the fake judge server, so it runs anywhere)::
                              judges=[f"openai-compatible:fake@{server.base_url}"])
     result.overall, result.ci          # the official HealthBench score and its CI
     result.to_pandas().head()          # one row per item x criterion
-    result.rescore(abstain="zero")     # other settings, no model call
+    result.rescore(abstention="zero")  # other settings, no model call
 
 With a real endpoint: ``judges=["openai:gpt-4.1-mini"]`` and ``OPENAI_API_KEY`` set.
 """
@@ -31,10 +31,12 @@ if TYPE_CHECKING:  # the run layer is imported when a run starts, not with ``imp
     import pandas as pd
 
     from assay.errors import Issue
+    from assay.grading.grader import Mode
+    from assay.runs.options import Executor
     from assay.runs.results import RunScores, Stat
     from assay.runs.runner import RunReport
     from assay.runs.store import Totals
-    from assay.scoring import HealthBenchReport
+    from assay.scoring import Formula, HealthBenchReport
     from assay.verdict import Verdict
 
 
@@ -117,12 +119,17 @@ class GradeResult:
 
         return export(self.run_dir, path, votes=votes, scoring=self.report.scores.scoring)
 
-    def rescore(self, *, aggregate: str | None = None, abstain: str | None = None,
-                formula: str | None = None) -> RunScores:
-        """Scores under other settings, from the stored votes (no model call)."""
+    def rescore(self, *, aggregation: str | None = None, abstention: str | None = None,
+                formula: str | None = None, aggregate: str | None = None,
+                abstain: str | None = None) -> RunScores:
+        """Scores under other settings, from the stored votes (no model call); the settings of
+        :func:`assay.runs.rescore_run` (``aggregate`` and ``abstain`` are former names)."""
+        from assay.runs.aliases import renamed
         from assay.runs.results import rescore_run
 
-        return rescore_run(self.run_dir, aggregate=aggregate, abstention=abstain, formula=formula)
+        return rescore_run(self.run_dir, aggregation=aggregation, formula=formula,
+                           abstention=renamed("abstention", abstention, "abstain", abstain),
+                           aggregate=aggregate)
 
 
 async def agrade(
@@ -131,61 +138,70 @@ async def agrade(
     judges: Sequence[Any] = (),
     rubric: str | Path | Rubric | Mapping[str, Any] | None = None,
     weights: Sequence[float] | None = None,
-    mode: str = "per-criterion",
+    mode: Mode = "per-criterion",
     template: str | Mapping[str, str] | None = None,
     shuffle: bool = True,
     seed: int = 0,
     few_shot: int | FewShot | None = None,
     few_shot_items: str | Path | None = None,
     few_shot_labels: str | Path | None = None,
-    aggregate: str = "majority",
-    abstain: str = "skip",
-    formula: str | None = None,
+    aggregation: str | None = None,
+    abstention: str | None = None,
+    formula: Formula | None = None,
     healthbench: bool = False,
     responses: str | Path | Mapping[str, str] | None = None,
     ideal: bool = False,
     run_dir: str | Path | None = None,
     resume: str | Path | None = None,
-    budget: float | None = None,
+    budget_usd: float | None = None,
     concurrency: int | None = None,
-    cache: str | Path | None = None,
+    cache_path: str | Path | None = None,
     progress: bool = False,
-    executor: str = "local",
+    executor: Executor = "local",
     ray_address: str | None = None,
     workers: int | None = None,
+    aggregate: str | None = None,
+    abstain: str | None = None,
 ) -> GradeResult:
     """Grade ``items`` (a file, or Items/dicts) against ``rubric`` (or each item's own rubric).
 
-    ``judges``: specs such as ``"openai:gpt-4.1-mini"`` or ``JudgeConfig``s (several make an
-    ensemble, combined per ``aggregate``: ``majority|weighted|unanimous|any`` for binary,
+    The settings are the fields of :class:`assay.runs.RunOptions` (the same names in
+    ``assay grade``'s Python layer; its flags are noted). ``judges``: specs such as
+    ``"openai:gpt-4.1-mini"`` or ``JudgeConfig``s (several make an ensemble, combined per
+    ``aggregation`` (``--aggregate``): ``majority|weighted|unanimous|any`` for binary,
     ``ordinal=mean|median|mode``, ``nominal=mode``, and ``abstain=drop|count``: an abstaining
     judge's vote is dropped (default) or counts for the abstention, see
     :mod:`assay.grading.aggregate`). ``mode``: ``per-criterion`` or ``per-item``.
     ``template``: ``"healthbench"``, a template file, or ``{slot: file}`` for the slots
     ``binary``, ``multi_choice``, ``per_item``. ``few_shot``: examples per criterion, drawn
     balanced and seeded from criterion examples and ``few_shot_items`` + ``few_shot_labels``
-    (a verdict JSONL). ``abstain``: ``skip|zero|partial[:F]|fail``. ``healthbench=True`` grades
-    HealthBench JSONL with simple-evals' grader prompt and reports the official score; the
-    responses come from ``responses`` (JSONL of prompt_id -> response, or a dict) or the ideal
-    completions (``ideal=True``). ``resume``: a run directory to continue; the config must be
-    unchanged. ``budget``: a hard stop in USD (resume later with a larger one).
+    (a verdict JSONL). ``abstention`` (``--abstain``): ``skip|zero|partial[:F]|fail``.
+    ``healthbench=True`` grades HealthBench JSONL with simple-evals' grader prompt and reports
+    the official score; the responses come from ``responses`` (JSONL of prompt_id -> response,
+    or a dict) or the ideal completions (``ideal=True``). ``resume``: a run directory to
+    continue; the config must be unchanged. ``budget_usd`` (``--budget``): a hard stop in USD
+    (resume later with a larger one). ``cache_path`` (``--cache``): a response cache file.
     ``executor="ray"`` makes the judge calls on ``workers`` Ray actors (of the cluster at
     ``ray_address``, or a local instance); the store stays with this process (see
     :mod:`assay.distributed`). ``progress=True`` shows the command line's progress bar (on
-    stderr; see :mod:`assay.progress`); by default a run draws nothing.
+    stderr; see :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
+    ``abstain`` are the former names of ``aggregation`` and ``abstention``. A bad value is an
+    :class:`~assay.errors.InputError` (a ``ValueError``) naming it.
     """
-    where: dict[str, Any] = {"executor": executor, "ray_address": ray_address, "workers": workers}
     if progress:  # the command line's rich bar (the library itself never draws)
         from assay.cli.progress import install
 
         install()
-    from assay.runs.runner import RunOptions, arun, restore
+    from assay.runs.aliases import renamed
+    from assay.runs.options import RunOptions
+    from assay.runs.runner import arun, restore
     from assay.runs.sources import read_responses
 
+    operational = {"run_dir": run_dir, "budget_usd": budget_usd, "concurrency": concurrency,
+                   "cache_path": cache_path, "quiet": not progress, "executor": executor,
+                   "ray_address": ray_address, "workers": workers}
     if items is None and resume is not None:
-        source, options = restore(resume, RunOptions(budget_usd=budget, concurrency=concurrency,
-                                                     cache_path=_str(cache), quiet=not progress,
-                                                     **where))
+        source, options = restore(resume, RunOptions(**operational))
     else:
         if items is None:
             raise ValueError("give the items to grade (or resume=RUN to continue a run)")
@@ -196,17 +212,13 @@ async def agrade(
         elif responses is not None:
             source.responses = dict(responses)
         source.ideal = ideal
-        options = RunOptions(
-            judges=list(judges), weights=weights, mode=mode,
-            templates=templates_for(template, healthbench, mode),
-            shuffle=shuffle, seed=seed,
-            few_shot=FewShot(n=few_shot) if isinstance(few_shot, int) else few_shot,
-            few_shot_items=_str(few_shot_items), few_shot_labels=_str(few_shot_labels),
-            aggregation=aggregate, abstention=abstain,
-            formula=formula or ("healthbench" if healthbench else "autorubric"),
-            run_dir=_str(run_dir), budget_usd=budget, concurrency=concurrency,
-            cache_path=_str(cache), quiet=not progress, **where)
-        _set_rubric(options, rubric)
+        options = RunOptions.build(
+            judges=list(judges), rubric=rubric, weights=weights, mode=mode, template=template,
+            shuffle=shuffle, seed=seed, few_shot=few_shot, few_shot_items=few_shot_items,
+            few_shot_labels=few_shot_labels, formula=formula, healthbench=healthbench,
+            aggregation=renamed("aggregation", aggregation, "aggregate", aggregate) or "majority",
+            abstention=renamed("abstention", abstention, "abstain", abstain) or "skip",
+            **operational)
     report = await arun(source, options, resume=resume)
     return GradeResult(report.run_dir, report.status, report)
 
@@ -222,45 +234,9 @@ def grade(items: Any = None, **kwargs: Any) -> GradeResult:
     return run_sync(agrade(items, **kwargs))
 
 
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
 def _source(items: Any):
     from assay.runs.sources import ItemSource
 
     if isinstance(items, (str, Path)):
         return ItemSource(path=Path(items))
     return ItemSource(items=[i if isinstance(i, Item) else Item.model_validate(i) for i in items])
-
-
-def templates_for(template: Any, healthbench: bool, mode: str) -> dict[str, str]:
-    """A template argument as slots: one file serves binary criteria (or per-item calls)."""
-    if template is None:
-        return {"all": "healthbench"} if healthbench else {}
-    if isinstance(template, Mapping):
-        return {k: str(Path(v).resolve()) if Path(v).suffix else str(v) for k, v in template.items()}
-    if template == "healthbench":
-        return {"all": "healthbench"}
-    if template == "auditor":  # RubricsTree's auditor: one binary criterion per call
-        return {"binary": "auditor"}
-    from assay.grading.templates import load_template
-
-    path = str(Path(template).resolve())
-    if healthbench or load_template(path).style == "healthbench":
-        return {"all": path}
-    return {"per_item" if mode == "per-item" else "binary": path}
-
-
-def _set_rubric(options: Any, rubric: Any) -> None:
-    if rubric is None:
-        return
-    if isinstance(rubric, (str, Path)):
-        from assay.io import read_rubric
-
-        options.rubric = read_rubric(rubric)
-        options.rubric_path = str(rubric)
-    elif isinstance(rubric, Rubric):
-        options.rubric = rubric
-    else:
-        options.rubric = Rubric.model_validate(rubric)

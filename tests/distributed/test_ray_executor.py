@@ -40,10 +40,10 @@ async def test_the_response_cache_is_shared_by_the_workers(ray_cluster, tmp_path
     items = write_items(tmp_path / "items.jsonl", 6)
     cache = tmp_path / "cache.sqlite"
     async with FakeJudgeServer(policy=POLICY) as server:
-        await assay.agrade(items, rubric=rubric_file, judges=[spec(server)], cache=cache,
+        await assay.agrade(items, rubric=rubric_file, judges=[spec(server)], cache_path=cache,
                            run_dir=tmp_path / "first", executor="ray", workers=2)
         n = len(server.requests)
-        again = await assay.agrade(items, rubric=rubric_file, judges=[spec(server)], cache=cache,
+        again = await assay.agrade(items, rubric=rubric_file, judges=[spec(server)], cache_path=cache,
                                    run_dir=tmp_path / "second", executor="ray", workers=2)
         assert len(server.requests) == n  # every reply from the cache
     assert again.totals.cache_hits == 24 and again.status == "complete"
@@ -56,11 +56,11 @@ async def test_the_budget_is_counted_once_on_the_driver_for_all_workers(ray_clus
     async with FakeJudgeServer(policy=POLICY, usage={"prompt_tokens": 1000,
                                                      "completion_tokens": 0}) as server:
         judge = parse_spec(spec(server), price=ModelPrice(input=1000.0, output=0.0))  # $1 a call
-        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget=5,
+        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget_usd=5,
                                    concurrency=2, run_dir=tmp_path / "run", executor="ray",
                                    workers=2)
         assert first.status == "budget" and 5 <= first.totals.calls <= 6  # 2 in flight at most
-        again = await assay.agrade(resume=first.run_dir, budget=100, executor="ray", workers=2)
+        again = await assay.agrade(resume=first.run_dir, budget_usd=100, executor="ray", workers=2)
     assert again.status == "complete" and again.totals.calls == 24
 
 

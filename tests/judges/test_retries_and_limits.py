@@ -71,13 +71,17 @@ async def test_an_isolated_429_delays_only_its_own_retry(serve):
 
 
 async def test_a_storm_of_429s_pauses_the_whole_endpoint(serve):
-    server = await serve(faults=Faults(script=["rate_limit"] * 4, retry_after=0.25), latency=0.01)
-    async with judge_for(server, limits={"max_in_flight": 4}) as judge:
-        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(8)))
-    assert all(r.ok for r in replies) and judge.limiter.slowdowns == 1
-    times = arrivals(server)
-    storm_end = max(times[:4])
-    assert min(times[4:]) - storm_end >= 0.24  # nothing was sent during the pause
+    server = await serve(faults=Faults(script=["rate_limit"] * 8, retry_after=0.25), latency=0.01)
+    async with judge_for(server, limits={"max_in_flight": 8}) as judge:
+        storm = [asyncio.create_task(judge.ask(request(f"c{i}"))) for i in range(8)]
+        while not judge.limiter.slowdowns:  # the 8th 429 makes the storm
+            await asyncio.sleep(0.001)
+        pause_ends = judge.limiter.paused_until - time.monotonic() + time.time()
+        after = await asyncio.gather(*(judge.ask(request(f"d{i}")) for i in range(8)))
+        replies = await asyncio.gather(*storm)
+    assert all(r.ok for r in replies + after) and judge.limiter.slowdowns == 1
+    later = [r["time"] for r in server.requests if r["criterion_id"].startswith("d")]
+    assert len(later) == 8 and min(later) >= pause_ends - 0.01  # none was sent during the pause
 
 
 async def test_a_full_window_of_429s_narrows_once_not_once_per_429(serve):
@@ -102,30 +106,50 @@ def test_a_trickle_of_429s_among_successes_does_not_narrow():
     assert (limiter.width, limiter.slowdowns, limiter.paused_until) == (64, 0, 0.0)
 
 
-def test_the_width_grows_back_by_one_per_window_of_successes_after_a_storm():
+def test_the_width_under_scripted_429_bursts_then_successes():
     from assay.judges.config import Limits
     from assay.judges.limits import Limiter
 
-    limiter = Limiter(Limits(max_in_flight=64))
-    for _ in range(6):  # storms: each halves it once
-        for _ in range(4):
-            limiter.record_rate_limited(None, limiter.round)
-    assert limiter.width == 1 and limiter.slowdowns == 6
+    limiter = Limiter(Limits(max_in_flight=32))  # the floor: 32 // 16 = 2
     widths = []
-    for _ in range(sum(range(1, 64))):  # 1 + 2 + ... + 63 successes: +1 per window
+    for _ in range(5):  # five bursts, each of a full window's 429s from one round
+        sent_in = limiter.round
+        for _ in range(32):
+            limiter.record_rate_limited(None, sent_in)
+        widths.append(limiter.width)
+    # each burst halves once (the 8th 429 makes the storm, the other 24 were sent before it),
+    # down to the floor
+    assert widths == [16, 8, 4, 2, 2] and limiter.slowdowns == 4
+    widths = []
+    for _ in range(9):
         limiter.record_success()
         widths.append(limiter.width)
-    assert widths[0] == 2 and widths[-1] == 64 and widths == sorted(widths)
+    assert widths == [2, 3, 3, 3, 4, 4, 4, 4, 5]  # +1 per window of `width` successes
+    for _ in range(sum(range(2, 32)) - 9):  # 2 + 3 + ... + 31 successes in all
+        limiter.record_success()
+    assert limiter.width == 32
+    for _ in range(100):
+        limiter.record_success()
     limiter.record_rate_limited(None, limiter.round)  # an isolated 429 afterwards
-    assert limiter.width == 64
+    assert limiter.width == 32 and limiter.slowdowns == 4
+
+
+async def test_server_errors_and_timeouts_are_retried_but_do_not_narrow(serve):
+    server = await serve(faults=Faults(script=["server_error"] * 6 + ["timeout"] * 2, hang_s=30),
+                         latency=0.005)
+    async with judge_for(server, limits={"max_in_flight": 4}, timeout_s=0.2,
+                         retry={"max_retries": 8, "base_delay_s": 0.001}) as judge:
+        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(4)))
+        assert (judge.limiter.width, judge.limiter.slowdowns) == (4, 0)
+    assert all(r.ok for r in replies) and sum(r.attempts for r in replies) == 12
 
 
 async def test_a_hung_request_times_out_on_a_timeout_fitted_to_the_endpoint(serve):
-    # 32 quick replies fit the timeout (1 s here: the floor); the 33rd request hangs for 30 s
-    # and the judge's configured timeout is 60 s: it must give up on it long before that.
-    server = await serve(faults=Faults(script=[None] * 32 + ["timeout"], hang_s=30.0), latency=0.005)
+    # 16 quick replies fit the timeout (0.25 s here: the floor); the 17th request hangs for 30 s
+    # and the default ceiling is 60 s: it must give up on it long before that.
+    server = await serve(faults=Faults(script=[None] * 16 + ["timeout"], hang_s=30.0), latency=0.005)
     async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:
-        replies = [await judge.ask(request(f"c{i}")) for i in range(32)]
+        replies = [await judge.ask(request(f"c{i}")) for i in range(16)]
         fitted = judge.attempt_timeout_s
         assert fitted < 60.0
         hung = await asyncio.wait_for(judge.ask(request("hung")), timeout=20)
@@ -162,35 +186,40 @@ async def test_tokens_per_minute_are_limited_by_a_token_bucket(serve):
 
 
 async def test_repeated_429s_halve_the_concurrency(serve):
-    server = await serve(faults=Faults(script=["rate_limit"] * 4, retry_after=0.001))
+    server = await serve(faults=Faults(script=["rate_limit"] * 8, retry_after=0.001))
     async with judge_for(server, limits={"max_in_flight": 8}, retry={"max_retries": 6, "base_delay_s": 0}) as judge:
-        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(4)))
+        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(8)))
         assert judge.limiter.slowdowns >= 1
         assert judge.limiter.width < 8
     assert all(r.ok for r in replies)
 
 
 async def test_the_concurrency_grows_back_after_successes(serve):
-    server = await serve(faults=Faults(script=["rate_limit"] * 4, retry_after=0.001))
-    async with judge_for(server, limits={"max_in_flight": 4}, retry={"max_retries": 3, "base_delay_s": 0}) as judge:
-        await asyncio.gather(*(judge.ask(request(f"s{i}")) for i in range(4)))
-        assert judge.limiter.slowdowns == 1 and judge.limiter.width < 4
-        for i in range(10):
+    server = await serve(faults=Faults(script=["rate_limit"] * 8, retry_after=0.001))
+    async with judge_for(server, limits={"max_in_flight": 8}, retry={"max_retries": 3, "base_delay_s": 0}) as judge:
+        await asyncio.gather(*(judge.ask(request(f"s{i}")) for i in range(8)))
+        # halved to 4, then the 8 retries succeed: the first 4 make it 5, 4 of 5 more count
+        assert judge.limiter.slowdowns == 1 and judge.limiter.width == 5
+        widths = []
+        for i in range(1 + 6 + 7):  # the 5th of its window, then windows of 6 and 7
             await judge.ask(request(f"c{i}"))
-        assert judge.limiter.width == 4
+            widths.append(judge.limiter.width)
+        assert widths == [6] * 6 + [7] * 7 + [8]
 
 
 async def test_the_fitted_timeout_doubles_when_timeouts_are_half_the_recent_outcomes(serve):
-    # an endpoint that slows down for real (here: every request after the first 32 hangs 1.5 s)
-    server = await serve(faults=Faults(script=[None] * 32 + ["timeout"] * 4, hang_s=1.5),
+    # an endpoint that slows down for real: after 16 quick replies, 4 requests at once hang
+    server = await serve(faults=Faults(script=[None] * 16 + ["timeout"] * 4, hang_s=30),
                          latency=0.005)
-    async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:
-        for i in range(32):
+    async with judge_for(server, limits={"max_in_flight": 4}, retry={"base_delay_s": 0}) as judge:
+        for i in range(16):
             await judge.ask(request(f"c{i}"))
         fitted = judge.attempt_timeout_s
-        slow = await judge.ask(request("slow"))  # times out 4 times: half the last 8 outcomes
-    assert judge.attempt_timeout_s >= 2 * fitted
-    assert slow.ok and slow.attempts == 5
+        slow = await asyncio.wait_for(
+            asyncio.gather(*(judge.ask(request(f"s{i}")) for i in range(4))), timeout=20)
+        # 4 timeouts and 4 replies are the last 8 outcomes: double (once)
+        assert judge.attempt_timeout_s == 2 * fitted
+    assert all(r.ok and r.attempts == 2 for r in slow)
 
 
 def test_backoff_doubles_and_is_capped():
@@ -218,3 +247,25 @@ def test_statuses_are_classified():
     assert [classify_status(s) for s in (200, 400, 401, 408, 429, 500, 529)] == [
         None, FailureKind.TRANSPORT, FailureKind.TRANSPORT, FailureKind.TIMEOUT,
         FailureKind.RATE_LIMIT, FailureKind.SERVER_ERROR, FailureKind.SERVER_ERROR]
+
+
+async def test_a_retry_is_admitted_before_waiting_first_attempts():
+    from assay.judges.config import Limits
+    from assay.judges.limits import Limiter
+
+    limiter = Limiter(Limits(max_in_flight=1))
+    await limiter.acquire()  # the only slot is taken
+    order = []
+
+    async def one(name: str, retry: bool) -> None:
+        await limiter.acquire(retry=retry)
+        order.append(name)
+        limiter.release()
+
+    tasks = [asyncio.create_task(one(name, name.startswith("retry")))
+             for name in ("first-a", "first-b", "retry-a", "retry-b")]
+    await asyncio.sleep(0)  # all four are waiting now
+    limiter.release()
+    await asyncio.gather(*tasks)
+    assert order == ["retry-a", "retry-b", "first-a", "first-b"]
+    assert limiter.in_flight == 0

@@ -87,7 +87,7 @@ def test_bad_taxonomy_options_are_clear_errors(tmp_path):
 async def test_the_python_api_routes_grades_and_returns_the_routings(serve, tmp_path, tree):
     from assay.item import Item
     from assay.routing.run import aroute_and_grade
-    from assay.runs.runner import RunOptions
+    from assay.runs import RunOptions
 
     server = await serve(stages={"route_catalogue": {"rubric_ids": ["a1", "a3"]},
                                  "auditor": {"by_prompt": [["Uses plain", {"output": "No. [0]"}]],

@@ -35,9 +35,9 @@ async def test_counted_abstentions_are_scored_by_abstain(abstaining_run):
     run = abstaining_run.run_dir
     counted = "majority,abstain=count"
     # stinger: one MET vs one CANNOT_ASSESS -> the abstention; then --abstain decides
-    assert rescore(run, aggregate=counted, abstention="skip").mean == pytest.approx(4 / 6)
-    assert rescore(run, aggregate=counted, abstention="zero").mean == pytest.approx(4 / 11)
-    assert abstaining_run.rescore(aggregate=counted, abstain="partial:0.5").overall == \
+    assert rescore(run, aggregation=counted, abstention="skip").mean == pytest.approx(4 / 6)
+    assert rescore(run, aggregation=counted, abstention="zero").mean == pytest.approx(4 / 11)
+    assert abstaining_run.rescore(aggregation=counted, abstention="partial:0.5").overall == \
         pytest.approx(6.5 / 11)
 
 
@@ -53,7 +53,7 @@ async def test_a_run_graded_with_the_rule_keeps_it(tmp_path, items_file, rubric_
     async with FakeJudgeServer(policy=POLICY) as a, \
             FakeJudgeServer(policy={**POLICY, "stinger": "CANNOT_ASSESS"}) as b:
         result = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(a), spec(b)],
-                                    aggregate="majority,abstain=count", abstain="zero",
+                                    aggregation="majority,abstain=count", abstention="zero",
                                     run_dir=tmp_path / "run")
     assert result.overall == pytest.approx(4 / 11)
     assert rescore(result.run_dir).mean == pytest.approx(4 / 11)

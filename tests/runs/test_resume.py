@@ -123,7 +123,8 @@ async def test_resume_retries_calls_that_failed(tmp_path, items_file, rubric_fil
     from assay.testing import Faults
 
     # the first 8 calls (two items) fail, each with its re-ask: see test_failed_calls_and_preflight
-    async with FakeJudgeServer(policy=POLICY, faults=Faults(script=["malformed"] * 16)) as server:
+    faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 8)
+    async with FakeJudgeServer(policy=POLICY, faults=faults) as server:
         first = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
                                    run_dir=tmp_path / "run", concurrency=1)
         assert first.totals.errors >= 1
@@ -137,11 +138,11 @@ async def test_budget_stops_cleanly_and_a_larger_budget_finishes(tmp_path, items
     async with FakeJudgeServer(policy=POLICY, usage={"prompt_tokens": 1000,
                                                      "completion_tokens": 0}) as server:
         judge = parse_spec(spec(server), price=ModelPrice(input=1000.0, output=0.0))  # $1 per call
-        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget=5,
+        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget_usd=5,
                                    concurrency=1, run_dir=tmp_path / "run")
         assert first.status == "budget"
         assert 5 <= first.totals.calls < 24
-        again = await assay.agrade(resume=first.run_dir, budget=100)
+        again = await assay.agrade(resume=first.run_dir, budget_usd=100)
     assert again.status == "complete" and again.totals.calls == 24
 
 

@@ -24,15 +24,15 @@ async def test_ensemble_votes_are_stored_per_judge_and_aggregated(tmp_path, item
     # MET vs UNMET on a desirable criterion: a tie, resolved to the lower score (UNMET).
     assert result.overall == pytest.approx(4 / 11)
     assert result.report.scores.mean_agreement == pytest.approx((0.5 + 1 + 1 + 1) / 4)
-    assert rescore_run(result.run_dir, aggregate="any").overall == pytest.approx(POLICY_SCORE)
-    assert rescore_run(result.run_dir, aggregate="weighted").overall == pytest.approx(4 / 11)
+    assert rescore_run(result.run_dir, aggregation="any").overall == pytest.approx(POLICY_SCORE)
+    assert rescore_run(result.run_dir, aggregation="weighted").overall == pytest.approx(4 / 11)
 
 
 async def test_judge_weights_decide_a_weighted_vote(tmp_path, items_file, rubric_file):
     async with FakeJudgeServer(policy={**POLICY, "stinger": "MET"}) as a, \
             FakeJudgeServer(policy={**POLICY, "stinger": "UNMET"}) as b:
         result = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(a), spec(b)],
-                                    weights=[2, 1], aggregate="weighted", run_dir=tmp_path / "run")
+                                    weights=[2, 1], aggregation="weighted", run_dir=tmp_path / "run")
     assert result.overall == pytest.approx(POLICY_SCORE)
 
 
@@ -53,7 +53,7 @@ async def test_cannot_assess_is_a_verdict_scored_by_each_abstention_strategy(
         tmp_path, items_file, rubric_file, strategy, expected):
     async with FakeJudgeServer(policy={**POLICY, "stinger": "CANNOT_ASSESS"}) as server:
         result = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
-                                    abstain=strategy, run_dir=tmp_path / "run")
+                                    abstention=strategy, run_dir=tmp_path / "run")
     assert rows(result.run_dir, "SELECT DISTINCT verdict FROM verdicts WHERE criterion_id='stinger'") \
         == [("CANNOT_ASSESS",)]
     assert result.overall == pytest.approx(expected)

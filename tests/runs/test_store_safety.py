@@ -80,7 +80,7 @@ def test_a_locked_run_is_not_resumed_twice(tmp_path, items_file, rubric_file):
     run = tmp_path / "run"
     with FakeJudgeServer.run_in_thread(policy=POLICY) as server:
         assay.grade(items_file, rubric=rubric_file, judges=[spec(server)], run_dir=run,
-                    budget=0.0)  # stops at once: a run with work left to resume
+                    budget_usd=0.0)  # stops at once: a run with work left to resume
         with RunLock(run):
             out = CliRunner().invoke(app, ["grade", "--resume", str(run), "--quiet"])
         assert server.requests == []

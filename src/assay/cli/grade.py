@@ -15,15 +15,15 @@ def grade(
         None, help="Items to grade (item JSONL/JSON/YAML, or HealthBench JSONL with --healthbench)."),
     rubric: Path | None = typer.Option(
         None, "--rubric", "-r", help="Rubric file for every item (items may carry their own)."),
-    judge: list[str] = typer.Option(
+    judges: list[str] = typer.Option(
         [], "--judge", "-j", help="Judge spec, e.g. openai:gpt-4.1-mini or "
         "openai-compatible:MODEL@http://HOST:PORT/v1; repeat for an ensemble."),
-    weight: list[float] = typer.Option([], "--weight", help="Ensemble weight per --judge, in order."),
+    weights: list[float] = typer.Option([], "--weight", help="Ensemble weight per --judge, in order."),
     mode: str = typer.Option("per-criterion", "--mode", help="per-criterion | per-item."),
     template: list[str] = typer.Option(
         [], "--template", help="healthbench, a template FILE, or SLOT=FILE "
         "(slots: binary, multi_choice, per_item)."),
-    aggregate: str = typer.Option(
+    aggregation: str = typer.Option(
         "majority", "--aggregate", help="Ensemble aggregation: majority|weighted|unanimous|any, "
         "ordinal=mean|median|mode, nominal=mode, abstain=drop|count (an abstaining judge's vote "
         "is dropped, the default, or counts for the abstention); comma-separated."),
@@ -38,7 +38,7 @@ def grade(
     unbalanced: bool = typer.Option(False, "--few-shot-unbalanced",
                                     help="Draw examples without balancing verdicts."),
     seed: int = typer.Option(0, "--seed", help="Master seed (shuffles, few-shot, bootstrap)."),
-    abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
+    abstention: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
     formula: str | None = typer.Option(
         None, "--formula", help="autorubric | raw | healthbench | pass-rate | reward "
         "(default: healthbench with --healthbench, else autorubric)."),
@@ -50,18 +50,18 @@ def grade(
     ideal: bool = typer.Option(False, "--ideal", help="Grade the ideal completions."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Where to create the run."),
     resume: Path | None = typer.Option(None, "--resume", help="Continue this run directory."),
-    budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
+    budget_usd: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1,
                                               help="Requests in flight to each judge (default: its "
                                               "limits.max_in_flight, 64)."),
-    cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
+    cache_path: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     executor: str = typer.Option("local", "--executor", help="local | ray: make the judge calls "
                                  "on Ray workers (needs the distributed extra)."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster "
                                            "(HOST:PORT, or auto); default: a local instance."),
     workers: int | None = typer.Option(None, "--workers", min=1,
                                        help="Ray judge workers (default 2)."),
-    config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
+    judge_config_file: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (CI)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count calls, tokens, dollars; call nothing."),
     export: list[Path] = typer.Option([], "--export", help="Also write verdicts (.jsonl/.csv/.parquet)."),
@@ -80,6 +80,7 @@ def grade(
         "4); tree: τ of standard queries."),
 ) -> None:
     """Grade responses against rubrics with LLM judges; every verdict is stored as it arrives."""
+    # The parameters that are RunOptions fields carry the field's name (the flag may differ).
     from assay.cli.grade_command import run_grade
 
     run_grade(**locals())

@@ -27,50 +27,25 @@ def run_grade(**args: Any) -> None:
 
 
 def _options(args: dict[str, Any]):
-    from assay.api import templates_for
+    """The run's options: every parameter of ``assay grade`` named as a RunOptions field goes
+    in as itself; the template, HealthBench mode and the few-shot flags are read by
+    :meth:`RunOptions.build`."""
     from assay.grading.fewshot import FewShot
-    from assay.runs.runner import RunOptions
+    from assay.runs.options import RunOptions
 
-    if not args["judge"]:
+    if not args["judges"]:
         raise InputError(Issue(None, None, "--judge", "give at least one judge spec"))
-    templates: dict[str, str] = {}
-    for value in args["template"]:
-        if "=" in value:
-            slot, file = value.split("=", 1)
-            templates[slot.strip()] = str(Path(file).resolve())
-        else:
-            templates.update(templates_for(value, args["healthbench"], args["mode"]))
-    if args["healthbench"] and not templates:
-        templates = {"all": "healthbench"}
-    few = None
-    if args["few_shot"]:
-        few = FewShot(n=args["few_shot"], balance=not args["unbalanced"],
-                      include_reason=args["few_shot_reasons"])
-    options = RunOptions(
-        judges=list(args["judge"]), weights=list(args["weight"]) or None, mode=args["mode"],
-        templates=templates, shuffle=args["shuffle"], seed=args["seed"], few_shot=few,
-        few_shot_items=_path(args["few_shot_items"]), few_shot_labels=_path(args["few_shot_labels"]),
-        aggregation=args["aggregate"], abstention=args["abstain"],
-        formula=args["formula"] or ("healthbench" if args["healthbench"] else "autorubric"),
-        run_dir=_path(args["run_dir"]), budget_usd=args["budget"],
-        concurrency=args["concurrency"], cache_path=_path(args["cache"]), quiet=args["quiet"],
-        judge_config_file=_path(args["config"]), **_executor(args))
-    if args["rubric"] is not None:
-        from assay.io import read_rubric
-
-        options.rubric = read_rubric(args["rubric"])
-        options.rubric_path = str(args["rubric"])
-    return options
+    few = FewShot(n=args["few_shot"], balance=not args["unbalanced"],
+                  include_reason=args["few_shot_reasons"]) if args["few_shot"] else None
+    return RunOptions.build(template=args["template"], healthbench=args["healthbench"],
+                            few_shot=few, **_fields(args, RunOptions.model_fields))
 
 
-def _executor(args: dict[str, Any]) -> dict[str, Any]:
-    """Where the judge calls run (operational: a run may resume on another executor)."""
-    return {"executor": args["executor"], "ray_address": args["ray_address"],
-            "workers": args["workers"]}
-
-
-def _path(value: Path | None) -> str | None:
-    return None if value is None else str(Path(value).resolve())
+def _fields(args: dict[str, Any], names: Any) -> dict[str, Any]:
+    """The arguments named in ``names``; paths (but the rubric's, kept as given for its
+    errors) made absolute, so that a resumed run finds them from anywhere."""
+    return {name: str(Path(value).resolve()) if isinstance(value, Path) and name != "rubric"
+            else value for name, value in args.items() if name in names and name != "few_shot"}
 
 
 def _source(args: dict[str, Any]):
@@ -91,7 +66,8 @@ def _source(args: dict[str, Any]):
 
 
 def _grade(args: dict[str, Any]):
-    from assay.runs.runner import RunOptions, arun, restore
+    from assay.runs.options import RunOptions
+    from assay.runs.runner import arun, restore
 
     if args.get("taxonomy") is not None:  # route first, then grade each item's active leaves
         from assay.cli.grade_taxonomy import grade_with_taxonomy
@@ -101,10 +77,8 @@ def _grade(args: dict[str, Any]):
     if args["items"] is None:
         if args["resume"] is None:
             raise InputError(Issue(None, None, "ITEMS", "give the items to grade (or --resume RUN)"))
-        operational = RunOptions(budget_usd=args["budget"], concurrency=args["concurrency"],
-                                 cache_path=_path(args["cache"]), quiet=args["quiet"],
-                                 judge_config_file=_path(args["config"]), **_executor(args))
-        source, options = restore(args["resume"], operational)
+        operational = _fields(args, RunOptions.operational_fields())
+        source, options = restore(args["resume"], RunOptions(**operational))
     else:
         source, options = _source(args), _options(args)
     _check_outputs(args)

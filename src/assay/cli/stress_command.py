@@ -74,12 +74,11 @@ def _conditions(values: list[str]) -> dict[str, Path]:
 def _stress(args: dict[str, Any]):
     """The stress figures per perturbation, each condition's item scores and routing summary,
     and the issues met."""
-    from assay.api import templates_for
     from assay.io import load_items, read_taxonomy
     from assay.metrics import stress_test
     from assay.routing.data import resolve_taxonomy
     from assay.routing.run import route_and_grade
-    from assay.runs.runner import RunOptions
+    from assay.runs.options import RunOptions
     from assay.runs.sources import read_responses
 
     conditions = _conditions(args["responses"])
@@ -93,9 +92,9 @@ def _stress(args: dict[str, Any]):
         responses = read_responses(file)
         items = [i.model_copy(update={"response": responses[i.id]})
                  for i in clean_items if i.id in responses]
-        options = RunOptions(judges=list(args["judge"]), templates=templates_for(
-            args["template"], False, "per-criterion"), seed=args["seed"], formula="pass-rate",
-            quiet=args["quiet"], judge_config_file=str(args["config"]) if args["config"] else None)
+        options = RunOptions.build(judges=list(args["judge"]), template=args["template"],
+                                   seed=args["seed"], formula="pass-rate", quiet=args["quiet"],
+                                   judge_config_file=args["config"])
         run_dir = root / name
         resume = run_dir if (run_dir / "run.sqlite").exists() else None
         result = route_and_grade(

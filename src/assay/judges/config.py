@@ -91,7 +91,7 @@ class JudgeConfig(BaseModel):
     seed: int | None = None
     reasoning_effort: str | None = None
     thinking_budget: int | None = Field(None, ge=1)
-    timeout_s: float = Field(60.0, gt=0)
+    timeout_s: float | None = Field(None, gt=0)  # None: fitted (assay.judges.timeouts), <= 60 s
     headers: dict[str, str] = Field(default_factory=dict)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     structured: StructuredMode = "auto"

@@ -52,7 +52,7 @@ def make_judge(
     transport = Transport(
         base_url,
         wire.static_headers(config),
-        config.timeout_s,
+        config.timeout_s,  # None: each attempt is bounded by the judge's fitted timeout
         secret_headers=secret_headers,
         max_connections=0,
     )

@@ -5,13 +5,11 @@ comes back as a classified :class:`Failure` with the raw reply.
 One ``ask`` = budget check → cache lookup → (limits → HTTP → retry)* → parse → at most one
 re-ask → cost → cache store.
 
-Each HTTP attempt waits at most an *adaptive timeout* fitted to the endpoint: the configured
-``timeout_s`` until :data:`TIMEOUT_SAMPLES` replies have been seen, then
-``max(MIN_TIMEOUT_S, 8 × median, 3 × p99)`` of the recent reply latencies, never more than
-``timeout_s``. A hung request so frees its slot in seconds on a fast endpoint (a local vLLM,
-the fake judge) and still gets tens of seconds on a slow one. When timeouts outnumber replies
-the bound doubles (up to ``timeout_s``) until replies show where it should be, so an endpoint
-that slows down for real is not cut off; a few hung requests among many replies change nothing.
+Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
+the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
+in about half a second on a fast endpoint and still gets a minute on a slow one. A timeout is
+retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
+(:mod:`assay.judges.limits`).
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections import deque
 from collections.abc import Sequence
 from typing import Any, Self
 
@@ -37,14 +34,13 @@ from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
 from assay.judges.secrets import redact, redact_data
 from assay.judges.structured import parse_reply, reask_messages
+from assay.judges.timeouts import AttemptTimeouts
 from assay.judges.transport import HttpResult, Transport
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
 from assay.logs import get_logger
 
 log = get_logger("assay.judges")
 _BODY_EXCERPT = 300
-TIMEOUT_SAMPLES = 32  # replies seen before the timeout adapts (and between refits)
-MIN_TIMEOUT_S = 1.0
 PREFLIGHT_PROMPT = "Assay preflight check: reply with the JSON object {\"ok\": true}."
 PREFLIGHT_MESSAGES = ({"role": "user", "content": PREFLIGHT_PROMPT},)
 PREFLIGHT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -91,13 +87,15 @@ class Judge:
         self.total_cost_usd = 0.0
         self.calls = 0
         self._deferred_check: asyncio.Future[Failure | None] | bool = False
-        self._latencies: deque[float] = deque(maxlen=8 * TIMEOUT_SAMPLES)
-        self._since_fit = 0
-        self._outcomes: deque[bool] = deque(maxlen=TIMEOUT_SAMPLES // 4)  # True: a timeout
-        self.attempt_timeout_s = config.timeout_s  # adapted to the endpoint (module doc)
+        self.timeouts = AttemptTimeouts(config.timeout_s)  # fitted to the endpoint if unset
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
+
+    @property
+    def attempt_timeout_s(self) -> float:
+        """How long an attempt waits for its reply now (see :mod:`assay.judges.timeouts`)."""
+        return self.timeouts.seconds
 
     @property
     def structured_mode(self) -> str:
@@ -139,7 +137,7 @@ class Judge:
                                      "preflight", self._modes[0])
         where = redact(self._transport.url(self._wire.path))
         result = await self._transport.post_json(
-            self._wire.path, body, timeout_s=max(timeout_s, self.config.timeout_s))
+            self._wire.path, body, timeout_s=max(timeout_s, self.timeouts.ceiling))
         if isinstance(result, Failure):
             raise ConfigError(f"judge {self.id!r}: cannot reach {where} ({result.message})")
         status = result.status
@@ -276,7 +274,7 @@ class Judge:
 
     async def _exchange(self, messages, request: JudgeRequest) -> tuple[Any, int, Usage]:
         """One logical call: HTTP attempts with retries and format downgrades."""
-        attempts, retries = 0, 0
+        attempts, retries, timed_out = 0, 0, 0
         policy = self.config.retry
         limiter = self.limiter
         if self._deferred_check is not False:
@@ -288,16 +286,19 @@ class Judge:
             body = self._wire.build_body(self.config, messages, request.schema,
                                          request.schema_name, mode)
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0
-            sent_in = await limiter.acquire(estimate)
+            sent_in = await limiter.acquire(estimate, retry=attempts > 0)
             budget = self.budget
             if budget is not None and budget.exhausted:  # spent while this call was queued
                 limiter.release()
                 budget.refuse()
                 return _Failed(_budget_failure(budget), ""), attempts, Usage()
-            timeout = self.attempt_timeout_s
+            attempt = self.timeouts.attempt(timed_out)
             sent = time.perf_counter()
             try:
-                result = await self._transport.post_json(self._wire.path, body, timeout_s=timeout)
+                async with attempt:
+                    result = await self._transport.post_json(self._wire.path, body)
+            except TimeoutError:
+                result = Failure(FailureKind.TIMEOUT, f"no reply within {attempt.limit:g} s")
             finally:
                 limiter.release()
             attempts += 1
@@ -305,7 +306,7 @@ class Judge:
             if isinstance(result, HttpResult):
                 raw = result.body.decode("utf-8", "replace")
                 if result.status == 200:
-                    self._seen_latency(time.perf_counter() - sent)
+                    self.timeouts.replied(time.perf_counter() - sent)
                     reply = self._read(result)
                     if isinstance(reply, WireReply):
                         limiter.record_success(estimate, reply.usage.total_tokens)
@@ -327,7 +328,8 @@ class Judge:
             else:
                 failure = result
                 if failure.kind is FailureKind.TIMEOUT:
-                    self._timed_out(timeout)
+                    self.timeouts.timed_out(attempt.limit)
+                    timed_out += 1
             if not is_retryable(failure.kind, failure.status) or retries >= policy.max_retries:
                 return _Failed(failure, raw), attempts, Usage()
             delay = retry_delay(retries, policy, retry_after, self._rng)
@@ -336,29 +338,6 @@ class Judge:
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:
                 await asyncio.sleep(delay)
-
-    def _timed_out(self, timeout: float) -> None:
-        """Timeouts are half of the last attempts' outcomes: the endpoint may have slowed down
-        for real, so double the bound. A few hung requests among many replies change nothing."""
-        outcomes = self._outcomes
-        outcomes.append(True)
-        timeouts = sum(outcomes)
-        if timeouts >= 2 and 2 * timeouts >= len(outcomes):
-            outcomes.clear()
-            self.attempt_timeout_s = min(self.config.timeout_s, max(self.attempt_timeout_s,
-                                                                    2 * timeout))
-
-    def _seen_latency(self, seconds: float) -> None:
-        """Refit the attempt timeout every TIMEOUT_SAMPLES replies (see the module doc)."""
-        self._latencies.append(seconds)
-        self._outcomes.append(False)
-        self._since_fit += 1
-        if self._since_fit >= TIMEOUT_SAMPLES:
-            self._since_fit = 0
-            recent = sorted(self._latencies)
-            median, p99 = recent[len(recent) // 2], recent[int(0.99 * (len(recent) - 1))]
-            self.attempt_timeout_s = min(self.config.timeout_s,
-                                         max(MIN_TIMEOUT_S, 8 * median, 3 * p99))
 
     def _read(self, result: HttpResult) -> WireReply | Failure:
         try:

@@ -3,16 +3,21 @@
 :class:`TokenBucket` refills continuously at ``per_minute / 60`` per second and holds at most
 ``burst_s`` seconds of budget; a request larger than the bucket waits for a full bucket and
 then leaves it in debt, so the long-run rate still holds. :class:`Limiter` combines a
-concurrency gate, the two buckets, and an AIMD response to rate limits:
+concurrency gate, the two buckets, and an AIMD response to rate limits (429s only: a 500 or a
+timeout is retried with backoff but says nothing about the endpoint's capacity, so it leaves
+the width alone):
 
-* a *rate-limit storm* (at least half of the last few answers are 429s, at least
-  ``REPEATED_429`` of them) halves the width and pauses the whole endpoint for the Retry-After;
-  the 429s of requests sent before that narrowing do not narrow it again (one decrease per
-  round, as TCP does), so a burst of 429s from one full window halves it once, not six times;
-* an isolated 429 (a few percent of answers) only delays its own retry by its Retry-After:
-  pausing every request for it would stall a run against an endpoint that sheds a little load;
-* the width grows back by one per window of ``width`` successes (additive increase), 429s or
-  not, up to ``max_in_flight``, so it recovers once the storm has passed.
+* **multiplicative decrease**: a *rate-limit storm* (429s are at least half of the last
+  ``STORM_WINDOW`` answers, of at least ``STORM_MIN_ANSWERS`` since the last narrowing) halves
+  the width and pauses the whole endpoint for the Retry-After. The 429s of requests sent before that narrowing do not narrow it again (one
+  decrease per round trip, as TCP does), so a burst of 429s from one full window halves it once;
+* an isolated 429 (even one answer in ten) only delays its own retry by its Retry-After:
+  narrowing or pausing every request for it would stall a run against an endpoint that sheds
+  a little load (at 10% 429s, 4 of 8 answers are 429s by chance once in 200 tries, 16 of 32
+  once in 80 million);
+* the width never drops below ``max_in_flight // MIN_WIDTH_DIVISOR`` (at least 1);
+* **additive increase**: the width grows back by one per window of ``width`` successes, up to
+  ``max_in_flight``, so it recovers once the storm has passed.
 
 Example:
     >>> import asyncio
@@ -34,9 +39,9 @@ from collections import deque
 
 from assay.judges.config import Limits
 
-REPEATED_429 = 2  # a storm has at least this many 429s ...
-STORM_WINDOW = 16  # ... making up at least half of the last (up to) this many answers ...
-STORM_MIN_ANSWERS = 4  # ... of at least this many answers since the last narrowing
+STORM_WINDOW = 32  # a storm: 429s are at least half of the last (up to) this many answers ...
+STORM_MIN_ANSWERS = 8  # ... of at least this many answers since the last narrowing
+MIN_WIDTH_DIVISOR = 16  # the width never drops below max_in_flight // this (nor below 1)
 
 
 class TokenBucket:
@@ -76,8 +81,8 @@ class Limiter:
 
     def __init__(self, limits: Limits):
         self.limits = limits
-        self.max_in_flight = limits.max_in_flight
-        self.width = limits.max_in_flight
+        self.max_in_flight = self.width = limits.max_in_flight
+        self.min_width = max(1, limits.max_in_flight // MIN_WIDTH_DIVISOR)
         self.in_flight = 0
         self.rpm = TokenBucket(limits.rpm) if limits.rpm else None
         self.tpm = TokenBucket(limits.tpm) if limits.tpm else None
@@ -86,26 +91,31 @@ class Limiter:
         self.round = 0  # bumped by every narrowing
         self._answers: deque[bool] = deque(maxlen=STORM_WINDOW)  # True: a 429, this round
         self._successes = 0  # since the width last changed
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[None]] = deque()  # first attempts, in turn
+        self._retries: deque[asyncio.Future[None]] = deque()  # retries: admitted first
 
     def set_max_in_flight(self, n: int) -> None:
         """Allow ``n`` requests in flight (e.g. ``assay grade --concurrency N``)."""
         self.max_in_flight = self.width = max(1, int(n))
+        self.min_width = max(1, self.max_in_flight // MIN_WIDTH_DIVISOR)
         self._wake()
 
-    async def acquire(self, tokens: float = 0.0) -> int:
-        if self.in_flight < self.width and not self._waiters:
+    async def acquire(self, tokens: float = 0.0, *, retry: bool = False) -> int:
+        """Wait for a slot (a ``retry`` goes ahead of waiting first attempts: its call has
+        waited already, and the run's tail is its slowest call) and the rate budgets."""
+        if self.in_flight < self.width and not self._waiters and not self._retries:
             self.in_flight += 1
         else:
+            queue = self._retries if retry else self._waiters
             future = asyncio.get_running_loop().create_future()
-            self._waiters.append(future)
+            queue.append(future)
             try:
                 await future
             except asyncio.CancelledError:
                 if future.done() and not future.cancelled():
                     self.release()
                 else:
-                    self._waiters.remove(future)
+                    queue.remove(future)
                 raise
         try:
             # the pause is checked after admission: waiters woken later must honour it too
@@ -125,8 +135,8 @@ class Limiter:
         self._wake()
 
     def _wake(self) -> None:
-        while self._waiters and self.in_flight < self.width:
-            future = self._waiters.popleft()
+        while self.in_flight < self.width and (queue := self._retries or self._waiters):
+            future = queue.popleft()
             if not future.done():
                 self.in_flight += 1
                 future.set_result(None)
@@ -150,14 +160,14 @@ class Limiter:
         answers = self._answers
         answers.append(True)
         limited = sum(answers)
-        if not (self.limits.slow_down and limited >= REPEATED_429
-                and len(answers) >= STORM_MIN_ANSWERS and 2 * limited >= len(answers)):
+        if not (self.limits.slow_down and len(answers) >= STORM_MIN_ANSWERS
+                and 2 * limited >= len(answers)):
             return
         answers.clear()
         self.round += 1
         self._successes = 0
         if retry_after:
             self.paused_until = max(self.paused_until, time.monotonic() + retry_after)
-        if self.width > 1:
-            self.width = max(1, self.width // 2)
+        if self.width > self.min_width:
+            self.width = max(self.min_width, self.width // 2)
             self.slowdowns += 1

@@ -41,7 +41,7 @@ class Transport:
         self,
         base_url: str,
         headers: dict[str, str],
-        timeout_s: float,
+        timeout_s: float | None,
         *,
         secret_headers: dict[str, Secret] | None = None,
         max_connections: int = 0,
@@ -49,7 +49,7 @@ class Transport:
         self.base_url = base_url.rstrip("/")
         self._headers = {**_JSON, **headers}
         self._secret_headers = secret_headers or {}
-        self._timeout_s = timeout_s
+        self._timeout_s = timeout_s  # None: the caller bounds each request
         self._last_timeout: aiohttp.ClientTimeout | None = None
         self._max_connections = max_connections
         self._session: aiohttp.ClientSession | None = None
@@ -99,7 +99,8 @@ class Transport:
                 return HttpResult(response.status, response.headers, payload)
         except TimeoutError:
             total = timeout_s if timeout_s is not None else self._timeout_s
-            return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s")
+            return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s" if total
+                           else "the request timed out")
         except aiohttp.ClientError as exc:
             return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
         except OSError as exc:

@@ -8,10 +8,10 @@ routing recorded in the run, and the calls per item measured against grading eve
 Example::
 
     from assay.routing.run import route_and_grade
-    from assay.runs.runner import RunOptions
+    from assay.runs import RunOptions
     result = route_and_grade(items, read_taxonomy("tree.yaml"),
                              RunOptions(judges=["openai:gpt-4.1-mini"],
-                                        templates={"binary": "auditor"}),
+                                        templates={"binary": "auditor"}, budget_usd=2.0),
                              "runs/tree", router="tree")
     result.report.scores.overall, result.summary["measured_calls_per_item"]
 """
@@ -63,24 +63,25 @@ async def aroute_and_grade(
     resume: str | Path | None = None, quiet: bool = True, routing_dir: str | Path | None = None,
     formula: str | None = "pass-rate",
 ) -> TaxonomyRun:
-    """Route, then grade ``items`` with ``options`` (a :class:`~assay.runs.runner.RunOptions`)
+    """Route, then grade ``items`` with ``options`` (a :class:`~assay.runs.options.RunOptions`)
     in ``run_dir``, scoring with ``formula`` (Eq. 4 by default; None keeps the options' own).
     ``router_judge`` defaults to the first grading judge; ``threshold`` is the router's τ or
-    cut (see :func:`make_router`)."""
+    cut (see :func:`make_router`). Routing and grading share one budget of
+    ``options.budget_usd``: what routing spends, grading cannot."""
+    from assay.judges import Budget
     from assay.runs.runner import arun
     from assay.runs.sources import ItemSource
 
     if router not in ROUTERS:
         raise ValueError(f"unknown router {router!r}; choose one of {', '.join(ROUTERS)}")
     run_dir = Path(run_dir)
-    options.run_dir = str(run_dir)
-    if formula is not None:
-        options.formula = formula
+    options = options.replace(run_dir=str(run_dir), formula=formula or options.formula)
+    budget = Budget(options.budget_usd) if options.budget_usd is not None else None
     routed, batch, issues, router_obj = await _route(
         items, taxonomy, options, Path(routing_dir or run_dir / "routing"), router=router,
-        router_judge=router_judge, threshold=threshold, quiet=quiet)
+        router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget)
     summary = routing_summary(batch, taxonomy, len(options.judges))
-    report = await arun(ItemSource(items=routed), options, resume=resume)
+    report = await arun(ItemSource(items=routed), options, resume=resume, budget=budget)
     n_items = summary["items"] or 1
     summary["grading_calls_made"] = report.totals.calls
     summary["measured_calls_per_item"] = (summary["routing_calls"] + report.totals.calls) / n_items
@@ -93,7 +94,7 @@ async def aroute_and_grade(
 
 
 async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_judge,
-                 threshold, quiet):
+                 threshold, quiet, budget):
     catalogue = Catalogue.from_taxonomy(taxonomy)
     if router == "all":
         batch = RoutedBatch(unique_queries=len(items))
@@ -102,10 +103,10 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
                 Selection(id=e.id, reason="every leaf") for e in catalogue.entries])
         routed, issues = attach_rubrics(items, taxonomy, batch)
         return routed, batch, issues, None
-    caller = judge = cache = budget = None
+    caller = judge = cache = None
     if router != "embedding":
         from assay.jobs import StageCaller
-        from assay.judges import Budget, make_judge
+        from assay.judges import make_judge
         from assay.judges.cache import ResponseCache
         from assay.judges.specs import config_from
 
@@ -113,7 +114,6 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
         config = config_from(spec, options.judge_config_file) if isinstance(spec, str) else spec
         # Routing shares the run's response cache and budget: what it spends, grading cannot.
         cache = ResponseCache(options.cache_path) if options.cache_path else None
-        budget = Budget(options.budget_usd) if options.budget_usd is not None else None
         judge = make_judge(config, cache=cache, budget=budget)
         caller = StageCaller(judge, None)  # its store is the routing job's (route_for_grading)
     try:
@@ -125,6 +125,4 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
             await judge.aclose()
         if cache is not None:
             cache.close()
-    if budget is not None and judge is not None:  # a budget comes with the router's judge
-        options.budget_usd = max(0.0, options.budget_usd - judge.total_cost_usd)
     return routed, batch, issues, router_obj

@@ -171,8 +171,8 @@ async def _score(queries: dict[str, Query], responses: dict[str, str],
                      for r in records if r["index"] == index)
     resume = run_dir if (run_dir / "run.sqlite").exists() else None
     graded = await agrade(items, judges=[scorer], healthbench=True, formula="healthbench",
-                          run_dir=None if resume else run_dir, resume=resume, cache=cache,
-                          budget=budget_usd, progress=not quiet)
+                          run_dir=None if resume else run_dir, resume=resume, cache_path=cache,
+                          budget_usd=budget_usd, progress=not quiet)
     return dict(graded.scores)
 
 

@@ -1,17 +1,18 @@
-"""Checks a run makes before its first call: settings, output paths, rubrics.
+"""Checks a run makes before its first call: output paths and rubrics.
 
-A bad ``--formula``, a negative seed, an export format nobody can write, an output path that is
-a directory or sits in a read-only place, or items without a rubric would otherwise surface
-after every call was made (and paid for). Each problem is an :class:`~assay.errors.Issue`
-naming the option or the file.
+An output path that is a directory or sits in a read-only place, or items without a rubric
+would otherwise surface after every call was made (and paid for). Each problem is an
+:class:`~assay.errors.Issue` naming the option or the file. (A bad value of an option, such as
+an unknown ``--formula`` or a negative ``--seed``, is refused when its
+:class:`~assay.runs.options.RunOptions` is made.)
 
 Example:
-    >>> from assay.runs.runner import RunOptions
+    >>> from assay.runs.options import RunOptions
     >>> try:
-    ...     check_options(RunOptions(formula="bogus"))
+    ...     check_options(RunOptions(cache_path="/"))
     ... except InputError as exc:
     ...     print(exc)
-    <input>: --formula: unknown formula 'bogus' (known: autorubric, raw, healthbench, pass-rate, reward)
+    /: --cache: is a directory; give a file name
 """
 
 from __future__ import annotations
@@ -26,42 +27,16 @@ MAX_LISTED = 10  # items named in a "no rubric" error; the rest are counted
 
 
 def check_options(options: Any) -> None:
-    """Every setting of a :class:`~assay.runs.runner.RunOptions` that scoring or the store
-    would reject later; raises one :class:`InputError` listing all of them."""
-    from assay.grading.aggregate import Aggregation
-    from assay.scoring import FORMULAS, Abstention
-
+    """The output paths of a :class:`~assay.runs.options.RunOptions` (``--cache``,
+    ``--run-dir``) that the run could not write; raises one :class:`InputError` listing all."""
     issues: list[Issue] = []
-    if options.formula not in FORMULAS:
-        issues.append(Issue(None, None, "--formula", f"unknown formula {options.formula!r} "
-                                                   f"(known: {', '.join(FORMULAS)})"))
-    if not isinstance(options.seed, int) or isinstance(options.seed, bool) or options.seed < 0:
-        issues.append(Issue(None, None, "--seed", f"expected a whole number >= 0, got {options.seed!r}"))
-    for name, parse, value in (("--abstain", Abstention.parse, options.abstention),
-                               ("--aggregate", Aggregation.parse, options.aggregation)):
-        try:
-            parse(value)
-        except ValueError as exc:
-            issues.append(Issue(None, None, name, str(exc)))
-    for name, path in (("--cache", options.cache_path), ("--run-dir", options.run_dir)):
+    for field in ("cache_path", "run_dir"):
+        path = getattr(options, field)
         if path is not None:
-            issues.extend(output_path_issues(path, name, directory=name == "--run-dir"))
-    issues.extend(executor_issues(options))
+            name = options.flag(field)
+            issues.extend(output_path_issues(path, name, directory=field == "run_dir"))
     if issues:
         raise InputError(issues)
-
-
-def executor_issues(options: Any) -> list[Issue]:
-    """--executor local|ray, and the Ray-only settings only with ray."""
-    executor = getattr(options, "executor", "local")
-    if executor not in ("local", "ray"):
-        return [Issue(None, None, "--executor", f"expected local or ray, got {executor!r}")]
-    workers = getattr(options, "workers", None)
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        return [Issue(None, None, "--workers", f"expected a whole number >= 1, got {workers!r}")]
-    if executor == "local" and (workers is not None or getattr(options, "ray_address", None)):
-        return [Issue(None, None, "--executor", "--workers and --ray-address need --executor ray")]
-    return []
 
 
 def output_path_issues(path: str | Path, field: str, *, directory: bool = False) -> list[Issue]:

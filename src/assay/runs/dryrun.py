@@ -25,13 +25,14 @@ class JudgeEstimate:
 
 
 def estimate_run(source: Any, options: Any) -> tuple[int, list[JudgeEstimate]]:
-    """A dry run of ``options`` (a :class:`~assay.runs.runner.RunOptions`) over ``source``:
-    the same prompts a run would send, counted, with no call."""
-    from assay.runs.runner import _grading_config, _judge_configs, _pools
+    """A dry run of ``options`` (a :class:`~assay.runs.options.RunOptions`) over ``source``:
+    the same prompts a run of the same :func:`~assay.runs.plan.plan_run` would send, counted,
+    with no call."""
+    from assay.runs.plan import plan_run
 
-    pools, _ = _pools(options)
-    grader = Grader(_grading_config(options), example_pools=pools)
-    return estimate(iter(source), grader, _judge_configs(options), options.rubric)
+    plan = plan_run(source, options)
+    grader = Grader(plan.grading, example_pools=plan.pools)
+    return estimate(iter(source), grader, plan.judge_configs, options.rubric)
 
 
 def estimate(items: Any, grader: Grader, judge_configs: list[Any], rubric: Rubric | None,

@@ -1,11 +1,13 @@
 """The async engine: grades items concurrently within the judges' limits, writing each call.
 
 Items are pulled from an iterator one at a time, so a file of any size is graded in bounded
-memory: at most ``concurrency`` calls are in flight and only the items they belong to are held.
-Each judge enforces its own limits (requests in flight, RPM, TPM); the engine keeps enough calls
-outstanding to saturate them. A call already finished in the store (on resume) is skipped; an
-item whose calls all finished is skipped without planning. The calls a judge's cache answers are
-looked up per item in one query and recorded at once; only the others become tasks. When the shared budget runs out the
+memory: at most ``concurrency`` calls are outstanding and only the items they belong to are held.
+Each judge enforces its own limits (requests in flight, RPM, TPM); the engine's window is
+independent of them and wide enough to saturate them (at least :data:`MIN_WINDOW` calls, and
+four times the judges' in-flight limits). A call already finished in the store (on resume) is
+skipped; an item whose calls all finished is skipped without planning. The calls a judge's cache
+answers are looked up per item in one query and recorded at once; only the others become tasks.
+When the shared budget runs out the
 engine stops scheduling, lets in-flight calls end, and reports ``budget``; resuming with a larger
 budget continues where it stopped.
 """
@@ -32,6 +34,7 @@ from assay.verdict import Verdict
 log = get_logger("assay.runs")  # scrubs secrets from every record
 # What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
 STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
+MIN_WINDOW = 256  # calls the engine keeps outstanding, whatever the judges' in-flight limits
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,9 @@ class Engine:
         self.judges = {slot.id: slot for slot in judges}
         self.rubric = rubric
         limit = sum(_max_in_flight(slot.judge) for slot in judges)
-        # Four times the judges' in-flight limits keeps them saturated while replies are
-        # recorded and while calls wait out a retry delay (a 429's Retry-After, a backoff).
-        self.concurrency = concurrency or max(8, 4 * limit)
+        # Calls waiting out a retry delay (a 429's Retry-After, a backoff) hold a place in the
+        # window but no request slot: four times the judges' in-flight limits keeps them busy.
+        self.concurrency = concurrency or max(MIN_WINDOW, 4 * limit)
         self.progress = progress or QuietProgress()
         self._pending: dict[str, int] = {}
         self._stop: str | None = None

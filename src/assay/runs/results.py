@@ -8,7 +8,7 @@ official HealthBench report (clipped mean, bootstrap std, axes and themes).
 
 Example (see tests/runs for complete runs)::
 
-    scores = rescore("runs/2025-06-01-abc", aggregate="any", abstention="zero")
+    scores = rescore("runs/2025-06-01-abc", aggregation="any", abstention="zero")
     scores.overall, scores.ci, scores.by_axis
 """
 
@@ -24,6 +24,7 @@ from assay.errors import InputError, Issue
 from assay.grading.aggregate import Aggregated, Aggregation, Vote, aggregate
 from assay.item import Item
 from assay.rubric import Rubric
+from assay.runs.aliases import renamed
 from assay.runs.store import RunStore
 from assay.scoring import (
     Abstention,
@@ -220,23 +221,26 @@ def rescore(run: str | Path, **settings: Any) -> ScoreTable:
 def rescore_run(
     run: str | Path,
     *,
-    aggregate: str | None = None,
+    aggregation: str | None = None,
     abstention: str | Abstention | None = None,
     formula: str | None = None,
     seed: int | None = None,
     reward_normalization: RewardNormalization | None = None,
     length_penalty: LengthPenalty | None = None,
     judge: str | None = None,
+    aggregate: str | None = None,
 ) -> RunScores:
     """Rescore a stored run with other settings; makes no model call.
 
-    ``aggregate`` like ``"majority"`` or ``"any,ordinal=median"``; ``abstention`` like ``"skip"``
-    or ``"partial:0.3"``; ``formula`` one of the scoring core's formulas;
-    ``reward_normalization`` for ``formula="reward"``; ``length_penalty`` applied to the run's
-    stored responses; ``judge`` keeps only that judge's votes (an id the run does not have is an
-    error). Omitted settings keep the run's own; ``seed`` seeds the bootstrap (default: the
-    run's master seed).
+    ``aggregation`` like ``"majority"`` or ``"any,ordinal=median"`` (``aggregate`` is its
+    former name); ``abstention`` like ``"skip"`` or ``"partial:0.3"``; ``formula`` one of the
+    scoring core's formulas; ``reward_normalization`` for ``formula="reward"``;
+    ``length_penalty`` applied to the run's stored responses; ``judge`` keeps only that judge's
+    votes (an id the run does not have is an error). Omitted settings keep the run's own;
+    ``seed`` seeds the bootstrap (default: the run's master seed). The names are those of
+    :class:`~assay.runs.options.RunOptions`.
     """
+    aggregate = renamed("aggregation", aggregation, "aggregate", aggregate)
     store = RunStore.open(run)
     try:
         return score_run(store, run_scoring(

@@ -17,17 +17,15 @@ import itertools
 import json
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.errors import AssayError, ConfigError
-from assay.grading.aggregate import Aggregation
-from assay.grading.fewshot import Example, FewShot, pools_from_labelled_items
+from assay.grading.fewshot import Example
 from assay.grading.grader import Grader, GradingConfig
 from assay.progress import RunProgress, run_progress
-from assay.rubric import Rubric
 from assay.runs.engine import (
     STORE_WRITE_ERRORS,
     Engine,
@@ -38,40 +36,15 @@ from assay.runs.engine import (
 from assay.runs.labels import store_labels
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
+from assay.runs.options import RunOptions
+from assay.runs.plan import plan_run, sources_of
 from assay.runs.results import RunScores, Scoring, score_run
-from assay.runs.sources import ItemSource, file_sha256
-from assay.runs.store import RunStore, Totals, rubric_hash
+from assay.runs.sources import ItemSource
+from assay.runs.store import RunStore, Totals
 from assay.runs.store_errors import unwritable
 
-
-@dataclass
-class RunOptions:
-    """Everything a run needs besides its items (see :func:`assay.grade` for the meaning)."""
-
-    judges: Sequence[Any] = ()  # judge specs (str) or assay.judges.JudgeConfig
-    weights: Sequence[float] | None = None
-    rubric: Rubric | None = None
-    rubric_path: str | None = None
-    mode: str = "per-criterion"
-    templates: dict[str, str] = field(default_factory=dict)
-    shuffle: bool = True
-    seed: int = 0
-    few_shot: FewShot | None = None
-    few_shot_items: str | None = None
-    few_shot_labels: str | None = None
-    aggregation: str = "majority,ordinal=mean,nominal=mode"
-    abstention: str = "skip"
-    formula: str = "autorubric"
-    # operational (not part of the config hash)
-    run_dir: str | None = None
-    budget_usd: float | None = None
-    concurrency: int | None = None
-    cache_path: str | None = None
-    quiet: bool = True
-    judge_config_file: str | None = None
-    executor: str = "local"  # local | ray (see assay.distributed)
-    ray_address: str | None = None  # a Ray cluster to join (default: a local instance)
-    workers: int | None = None  # Ray judge workers (default: 2)
+if TYPE_CHECKING:
+    from assay.judges.budget import Budget
 
 
 @dataclass
@@ -88,106 +61,9 @@ class RunReport:
     missing: tuple[int, int, str | None] = (0, 0, None)  # see RunStore.missing
 
 
-def _judge_configs(options: RunOptions) -> list[Any]:
-    from assay.judges.specs import config_from
-
-    configs = [config_from(j, options.judge_config_file) if isinstance(j, str) else j
-               for j in options.judges]
-    if not configs:
-        raise ConfigError("no judge: give at least one --judge SPEC")
-    defaults = _grading_config(options).sampling_defaults()
-    configs = [_with_sampling_defaults(c, defaults) for c in configs]
-    seen: dict[str, int] = {}
-    unique = []
-    for config in configs:  # the same judge twice (a same-model ensemble) gets #2, #3 ...
-        n = seen[config.judge_id] = seen.get(config.judge_id, 0) + 1
-        unique.append(config if n == 1 else config.model_copy(update={"id": f"{config.judge_id}#{n}"}))
-    return unique
-
-
-def _with_sampling_defaults(config: Any, defaults: dict[str, Any]) -> Any:
-    """The templates' sampling settings (e.g. simple-evals' temperature 0.5 and max_tokens
-    2048 for HealthBench) where the judge's own config leaves them unset."""
-    update = {k: v for k, v in defaults.items() if getattr(config, k) is None}
-    return config.model_copy(update=update) if update else config
-
-
-def _grading_config(options: RunOptions) -> GradingConfig:
-    # RunOptions.mode is a str until the RunOptions refactor (issue 8, point 1) types it:
-    return GradingConfig(mode=options.mode, templates=options.templates,  # type: ignore[arg-type]
-                         shuffle=options.shuffle, seed=options.seed, few_shot=options.few_shot)
-
-
-def _judge_entry(config: Any, weight: float) -> dict[str, Any]:
-    settings = config.public_settings()  # never a key, a secret header or a URL password
-    return {"id": config.judge_id, "weight": weight, "spec": settings["spec"], "settings": settings}
-
-
-def build_config(source: ItemSource, options: RunOptions, judge_configs: list[Any],
-                 grading: GradingConfig, pools_digest: str | None) -> dict[str, Any]:
-    """The config dict whose hash identifies a run (no operational settings, no secrets)."""
-    weights = list(options.weights or [1.0] * len(judge_configs))
-    if len(weights) != len(judge_configs):
-        raise ConfigError(f"{len(weights)} weights for {len(judge_configs)} judges")
-    grading_dict = grading.to_dict()
-    if pools_digest:
-        grading_dict["few_shot_pool"] = pools_digest
-    return {
-        "items": {"sha256": source.fingerprint()},
-        "responses": ({"ideal": True} if source.ideal else
-                      {"sha256": _dict_digest(source.responses)} if source.responses is not None
-                      else None),
-        "rubric": {"hash": rubric_hash(options.rubric)} if options.rubric is not None else None,
-        "judges": [_judge_entry(c, w) for c, w in zip(judge_configs, weights)],
-        "grading": grading_dict,
-        "scoring": {"aggregation": str(Aggregation.parse(options.aggregation)),
-                    "abstention": options.abstention, "formula": options.formula},
-    }
-
-
-def _dict_digest(mapping: dict[str, str] | None) -> str:
-    import hashlib
-
-    return hashlib.sha256(json.dumps(mapping, sort_keys=True).encode()).hexdigest()
-
-
-def _pools(options: RunOptions) -> tuple[dict[str, list[Example]], str | None]:
-    if not options.few_shot_labels:
-        return {}, None
-    from assay.io import iter_items
-    from assay.io.verdicts import read_verdicts
-
-    items = list(iter_items(options.few_shot_items)) if options.few_shot_items else []
-    labels = read_verdicts(options.few_shot_labels)
-    digest = file_sha256(options.few_shot_labels) + (
-        file_sha256(options.few_shot_items) if options.few_shot_items else "")
-    return pools_from_labelled_items(items, labels), digest
-
-
-def sources_of(source: ItemSource, options: RunOptions, judge_configs: list[Any]) -> dict[str, Any]:
-    """Where to find the inputs again on ``--resume RUN`` (paths; not part of the hash)."""
-    return {
-        "items": str(Path(source.path).resolve()) if source.path else None,
-        "responses_path": source.responses_path,
-        "ideal": source.ideal,
-        "rubric_path": str(Path(options.rubric_path).resolve()) if options.rubric_path else None,
-        "rubric": options.rubric.model_dump(mode="json") if options.rubric is not None else None,
-        "templates": {k: (v if "/" not in v and "\\" not in v else str(Path(v).resolve()))
-                      for k, v in options.templates.items()},
-        "few_shot": vars(options.few_shot) if options.few_shot else None,
-        "few_shot_items": options.few_shot_items,
-        "few_shot_labels": options.few_shot_labels,
-        "mode": options.mode, "shuffle": options.shuffle, "seed": options.seed,
-        "aggregation": options.aggregation, "abstention": options.abstention,
-        "formula": options.formula,
-        "judges": [_judge_entry(c, 1.0)["settings"] for c in judge_configs],
-        "weights": list(options.weights) if options.weights else None,
-    }
-
-
 def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[ItemSource, RunOptions]:
-    """The item source and options of a stored run (for ``--resume RUN`` alone)."""
-
+    """The item source and options of a stored run (for ``--resume RUN`` alone), with the
+    operational settings of ``operational`` (budget, cache, executor ...) for this session."""
     from assay.runs.sources import read_responses
 
     store = RunStore.open(run)
@@ -199,24 +75,14 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
         raise ConfigError(f"{run}: this run was graded from Python objects; resume it with the "
                           "same items through the Python API (assay.grade(..., resume=RUN))")
     responses = read_responses(sources["responses_path"]) if sources.get("responses_path") else None
-    source = ItemSource(path=Path(sources["items"]), responses=responses, ideal=sources["ideal"])
-    source.responses_path = sources.get("responses_path")
-    few = sources.get("few_shot")
-    config_file = operational.judge_config_file if operational is not None else None
-    options = RunOptions(
-        judges=[_restored_judge(settings, config_file, run) for settings in sources["judges"]],
-        weights=sources.get("weights"),
-        rubric=Rubric.model_validate(sources["rubric"]) if sources.get("rubric") else None,
-        rubric_path=sources.get("rubric_path"), mode=sources["mode"],
-        templates=sources.get("templates") or {}, shuffle=sources["shuffle"], seed=sources["seed"],
-        few_shot=FewShot(**few) if few else None, few_shot_items=sources.get("few_shot_items"),
-        few_shot_labels=sources.get("few_shot_labels"), aggregation=sources["aggregation"],
-        abstention=sources["abstention"], formula=sources["formula"])
-    if operational is not None:
-        for name in ("budget_usd", "concurrency", "cache_path", "quiet", "judge_config_file",
-                     "executor", "ray_address", "workers"):
-            setattr(options, name, getattr(operational, name))
-    return source, options
+    source = ItemSource(path=Path(sources["items"]), responses=responses, ideal=sources["ideal"],
+                        responses_path=sources.get("responses_path"))
+    now = (operational or RunOptions()).operational()
+    stored = {name: sources[name] for name in RunOptions.config_fields()
+              if sources.get(name) is not None}
+    stored["judges"] = [_restored_judge(settings, now["judge_config_file"], run)
+                        for settings in sources["judges"]]
+    return source, RunOptions(**stored, **now)
 
 
 def _restored_judge(settings: dict[str, Any], config_file: str | None, run: str | Path) -> Any:
@@ -250,7 +116,7 @@ def new_run_dir(options: RunOptions) -> Path:
 
 
 async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | None = None,
-               progress: RunProgress | None = None) -> RunReport:
+               progress: RunProgress | None = None, budget: Budget | None = None) -> RunReport:
     """Grade ``source`` with ``options`` (or continue the run ``resume``); see the module doc.
 
     ``progress`` watches the run; by default the display installed in :mod:`assay.progress`
@@ -258,17 +124,17 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
 
     Everything that can be checked is checked before the run directory is made: settings,
     output paths, rubrics, the judges' endpoints (one real request each). Then the run
-    directory is locked (one writer per run) for as long as the run goes on.
+    directory is locked (one writer per run) for as long as the run goes on. ``budget``: an
+    :class:`~assay.judges.Budget` shared with work done before (e.g. routing), instead of a
+    new one of ``options.budget_usd``.
     """
     from assay.judges import check_judges, make_judge
     from assay.judges.budget import Budget
     from assay.runs.checks import check_options, check_rubrics
 
     check_options(options)  # fail before any work on a bad setting
-    judge_configs = _judge_configs(options)
-    grading = _grading_config(options)
-    pools, pools_digest = _pools(options)
-    config = build_config(source, options, judge_configs, grading, pools_digest)
+    plan = plan_run(source, options)
+    judge_configs, grading, pools, config = plan.judge_configs, plan.grading, plan.pools, plan.config
     if resume is not None:
         store = RunStore.open(resume)
         changes = config_changes(store.config(), config)
@@ -281,13 +147,14 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
                   "votes differently use `assay score RUN --aggregate ... --abstain ...`)")
     else:
         check_rubrics(source, options.rubric)
-    budget = Budget(options.budget_usd) if options.budget_usd is not None else None
+    if budget is None and options.budget_usd is not None:
+        budget = Budget(options.budget_usd)
     cache = None
     if options.cache_path:
         from assay.judges.cache import ResponseCache
 
         cache = ResponseCache(options.cache_path)
-    weights = [j["weight"] for j in config["judges"]]
+    weights = plan.weights
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
     if options.concurrency:  # requests in flight to each judge (operational: not in the config)
         for judge in judges:

@@ -1,0 +1,120 @@
+"""Issue 16: the attempt timeout fits the endpoint (assay.judges.timeouts), hand-worked values,
+and a hung request frees its slot over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from assay.judges.timeouts import (
+    DEFAULT_TIMEOUT_S,
+    FIT_AFTER,
+    FLOOR_S,
+    AttemptTimeouts,
+    fitted_timeout,
+)
+from assay.testing import Faults
+
+from .helpers import judge_for, request
+
+
+def test_the_fitted_timeout_is_four_times_the_nearest_rank_p99():
+    # 100 latencies 0.01, 0.02, ..., 1.00 s: the p99 is the 99th smallest (0.99 s) -> 3.96 s
+    assert fitted_timeout([k / 100 for k in range(1, 101)]) == pytest.approx(3.96)
+    # 256 latencies: rank ceil(0.99 * 256) = 254, the 3rd largest: two outliers do not count
+    assert fitted_timeout([0.1] * 254 + [5.0, 9.0]) == pytest.approx(0.4)
+    assert fitted_timeout([0.1] * 253 + [0.3, 5.0, 9.0]) == pytest.approx(1.2)
+
+
+def test_the_fitted_timeout_stays_between_the_floor_and_the_ceiling():
+    assert FLOOR_S == 0.25 and DEFAULT_TIMEOUT_S == 60.0
+    assert fitted_timeout([0.01] * 50) == 0.25  # 0.04 s: the floor
+    assert fitted_timeout([30.0] * 50) == 60.0  # 120 s: the default ceiling
+    assert fitted_timeout([1.0] * 50, ceiling=2.5) == 2.5
+
+
+def test_the_ceiling_holds_until_enough_replies_then_it_refits_every_few_replies():
+    timeouts = AttemptTimeouts()
+    for _ in range(FIT_AFTER - 1):
+        timeouts.replied(0.1)
+    assert timeouts.seconds == 60.0  # 15 replies: no fit yet
+    timeouts.replied(0.1)
+    assert timeouts.seconds == pytest.approx(0.4)  # the 16th: 4 x 0.1 s
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.5)  # 16 of 0.1 s and 16 of 0.5 s: the p99 is 0.5 s
+    assert timeouts.seconds == pytest.approx(2.0)
+
+
+def test_a_timeout_set_by_the_user_wins_over_the_fit():
+    timeouts = AttemptTimeouts(5.0)
+    for _ in range(4 * FIT_AFTER):
+        timeouts.replied(0.01)
+    for _ in range(8):
+        timeouts.timed_out(5.0)
+    assert (timeouts.seconds, timeouts.limit(3)) == (5.0, 5.0)
+
+
+def test_a_retry_after_a_timeout_waits_twice_as_long_up_to_the_ceiling():
+    timeouts = AttemptTimeouts(ceiling_s=3.0)
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.1)  # fitted: 0.4 s
+    assert [timeouts.limit(n) for n in range(5)] == pytest.approx([0.4, 0.8, 1.6, 3.0, 3.0])
+
+
+def test_the_timeout_doubles_only_when_timeouts_are_half_of_the_recent_outcomes():
+    timeouts = AttemptTimeouts()
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.1)  # 0.4 s
+    for _ in range(3):
+        timeouts.timed_out(0.4)  # the last 8 outcomes: 5 replies, 3 timeouts
+    assert timeouts.seconds == pytest.approx(0.4)
+    timeouts.timed_out(0.4)  # 4 replies, 4 timeouts: half -> double the attempt's 0.4 s
+    assert timeouts.seconds == pytest.approx(0.8)
+    timeouts.timed_out(0.8)  # the outcomes start afresh: 1 timeout is not enough
+    assert timeouts.seconds == pytest.approx(0.8)
+    timeouts.timed_out(0.8)  # 2 of 2
+    assert timeouts.seconds == pytest.approx(1.6)
+
+
+async def test_an_attempt_in_flight_follows_a_refit():
+    timeouts = AttemptTimeouts()
+    reached = asyncio.Event()
+
+    async def hung() -> None:
+        async with timeouts.attempt() as attempt:
+            assert attempt.limit == 60.0
+            reached.set()
+            await asyncio.sleep(3600)
+
+    task = asyncio.create_task(hung())
+    await reached.wait()
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.01)  # refit to the floor while the attempt waits
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(task, timeout=20)  # a guard, not a measurement
+    assert timeouts.seconds == FLOOR_S and not timeouts._open
+
+
+async def test_a_request_hung_before_the_first_fit_is_let_go_at_the_fit(serve):
+    # The first request hangs for 30 s with the default 60 s ceiling; the other slot's 16
+    # quick replies fit the timeout (the floor here), which frees the hung one's slot.
+    server = await serve(faults=Faults(script=["timeout"], hang_s=30.0), latency=0.005)
+    async with judge_for(server, limits={"max_in_flight": 2}, retry={"base_delay_s": 0}) as judge:
+        replies = await asyncio.wait_for(
+            asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(24))), timeout=20)
+        assert judge.limiter.in_flight == 0
+    assert all(r.ok for r in replies)
+    assert replies[0].attempts == 2 and sum(r.attempts for r in replies) == 25
+    assert len(server.requests) == 25
+
+
+async def test_a_user_timeout_is_what_each_attempt_waits(serve):
+    server = await serve(faults=Faults(script=[None] * FIT_AFTER + ["timeout"], hang_s=30.0),
+                         latency=0.001)
+    async with judge_for(server, timeout_s=0.5, retry={"base_delay_s": 0}) as judge:
+        for i in range(FIT_AFTER):
+            await judge.ask(request(f"c{i}"))
+        assert judge.attempt_timeout_s == 0.5  # not fitted to the 1 ms replies
+        hung = await asyncio.wait_for(judge.ask(request("hung")), timeout=20)
+    assert hung.ok and hung.attempts == 2
