@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     from assay.rubric import Option as Option
     from assay.rubric import Rubric as Rubric
     from assay.rubric import Taxonomy as Taxonomy
+    from assay.verdict import Decision as Decision
     from assay.verdict import Verdict as Verdict
-    from assay.verdict import VerdictLabel as VerdictLabel
 
 __version__ = "0.1.0"
 
@@ -38,7 +38,7 @@ _LAZY = {
     "Rubric": "assay.rubric",
     "Taxonomy": "assay.rubric",
     "Verdict": "assay.verdict",
-    "VerdictLabel": "assay.verdict",
+    "Decision": "assay.verdict",
 }
 
 

@@ -2,7 +2,7 @@ import pytest
 
 from assay.errors import ConfigError
 from assay.grading.aggregate import Aggregation, Vote, aggregate
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 
 def votes(criterion, *answers, weights=None):
@@ -18,7 +18,7 @@ def final(criterion, *answers, strategy=None, weights=None):
     agg = Aggregation.parse(strategy) if strategy else Aggregation()
     result = aggregate(criterion, votes(criterion, *answers, weights=weights), agg)
     v = result.verdict
-    return v.option if v.option is not None else v.verdict.value
+    return v.option if v.option is not None else v.decision.value
 
 
 def test_majority_takes_the_larger_side(binary):
@@ -107,4 +107,4 @@ def test_parse_rejects_unknown_or_misplaced_strategies(text):
 
 def test_final_verdict_is_labelled_ensemble(binary):
     assert aggregate(binary, votes(binary, "MET", "MET")).verdict.judge == "ensemble"
-    assert aggregate(binary, votes(binary, "MET", "MET")).verdict.verdict is VerdictLabel.MET
+    assert aggregate(binary, votes(binary, "MET", "MET")).verdict.decision is Decision.MET

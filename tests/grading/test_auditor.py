@@ -8,21 +8,21 @@ from assay.grading.grader import Grader, GradingConfig
 from assay.grading.parse import ReplyError, parse_bracket_reply
 from assay.item import Item
 from assay.rubric import Criterion, Rubric
-from assay.verdict import VerdictLabel
+from assay.verdict import Decision
 
 C = Criterion(id="ldl", text="Mentions the user's LDL-C.")
 
 
 @pytest.mark.parametrize("text, label", [
-    ("Reason: The response correctly identifies the user's high HbA1c. [1]", VerdictLabel.MET),
+    ("Reason: The response correctly identifies the user's high HbA1c. [1]", Decision.MET),
     ("Reason: The response fails to mention the user's elevated LDL-C levels. [0]",
-     VerdictLabel.UNMET),
-    ("[1]", VerdictLabel.MET),
-    ("Reason: it says [1] at first but on reflection fails. [ 0 ]", VerdictLabel.UNMET),
+     Decision.UNMET),
+    ("[1]", Decision.MET),
+    ("Reason: it says [1] at first but on reflection fails. [ 0 ]", Decision.UNMET),
 ])
 def test_the_last_bracketed_digit_decides(text, label):
     verdict = parse_bracket_reply({"output": text}, C, item_id="q")
-    assert verdict.verdict is label
+    assert verdict.decision is label
 
 
 def test_the_reason_becomes_the_explanation():
@@ -42,4 +42,4 @@ def test_the_auditor_template_plans_one_auditor_call_per_binary_criterion():
     assert call.schema_name == "auditor" and call.bracket
     assert "### [Evaluation Criteria]\nMentions the user's LDL-C." in call.messages[0]["content"]
     [verdict] = grader.interpret(call, {"output": "Reason: ok. [1]"})
-    assert verdict.verdict is VerdictLabel.MET
+    assert verdict.decision is Decision.MET

@@ -40,7 +40,7 @@ def test_unbalanced_selection_follows_the_pool():
 def test_labelled_items_feed_the_pool_and_the_graded_item_is_never_its_own_example():
     c = Criterion(id="c", text="Says to scrape the stinger.")
     items = [Item(id=f"i{k}", prompt="Bee?", response=f"answer {k}") for k in range(6)]
-    labels = [Verdict(item_id=f"i{k}", criterion_id="c", verdict="MET" if k % 2 else "UNMET")
+    labels = [Verdict(item_id=f"i{k}", criterion_id="c", decision="MET" if k % 2 else "UNMET")
               for k in range(6)]
     pools = pools_from_labelled_items(items, labels)
     picked = select_examples(c, FewShot(n=6), master_seed=0, extra_pool=pools, exclude_item="i3")

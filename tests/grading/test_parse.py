@@ -1,20 +1,20 @@
 from assay.grading.parse import ReplyError, parse_criterion_reply, parse_item_reply
-from assay.verdict import VerdictLabel
+from assay.verdict import Decision
 
 
 def test_binary_verdict_is_read_case_insensitively(binary):
     v = parse_criterion_reply({"verdict": "unmet", "explanation": "no"}, binary, item_id="q1")
-    assert v.verdict is VerdictLabel.UNMET and v.explanation == "no"
+    assert v.decision is Decision.UNMET and v.explanation == "no"
 
 
 def test_cannot_assess_is_a_verdict_not_an_error(binary):
     v = parse_criterion_reply({"verdict": "CANNOT_ASSESS", "explanation": "?"}, binary, item_id="q1")
-    assert v.verdict is VerdictLabel.CANNOT_ASSESS
+    assert v.decision is Decision.CANNOT_ASSESS
 
 
 def test_criteria_met_boolean_is_accepted_for_binary(binary):
     v = parse_criterion_reply({"criteria_met": True}, binary, item_id="q1")
-    assert v.verdict is VerdictLabel.MET
+    assert v.decision is Decision.MET
 
 
 def test_unknown_verdict_word_is_an_error(binary):
@@ -35,7 +35,7 @@ def test_selected_option_is_mapped_back_through_the_permutation(ordinal):
 
 def test_selected_option_zero_is_cannot_assess(ordinal):
     v = parse_criterion_reply({"selected_option": 0}, ordinal, item_id="q1")
-    assert v.verdict is VerdictLabel.CANNOT_ASSESS
+    assert v.decision is Decision.CANNOT_ASSESS
 
 
 def test_selected_option_out_of_range_is_an_error(ordinal):
@@ -45,7 +45,7 @@ def test_selected_option_out_of_range_is_an_error(ordinal):
 def test_per_item_reply_gives_one_result_per_criterion_and_flags_missing_ones(binary, ordinal):
     results = parse_item_reply({"verdicts": {"stinger": {"verdict": "MET"}}}, [binary, ordinal],
                                item_id="q1")
-    assert results[0].verdict is VerdictLabel.MET
+    assert results[0].decision is Decision.MET
     assert isinstance(results[1], ReplyError) and results[1].criterion_id == "pain"
 
 

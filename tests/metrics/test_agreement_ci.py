@@ -77,8 +77,8 @@ def test_per_criterion_cis_by_kind(report):
 
 def test_the_pooled_accuracy_interval_equals_an_independent_per_resample_loop(report):
     judged, human = labelled()
-    truth = {(v.item_id, v.criterion_id): v.verdict or v.option for v in human}
-    guess = {(v.item_id, v.criterion_id): v.verdict or v.option for v in judged}
+    truth = {(v.item_id, v.criterion_id): v.decision or v.option for v in human}
+    guess = {(v.item_id, v.criterion_id): v.decision or v.option for v in judged}
     items = sorted({item for item, _ in truth})
     rng = np.random.default_rng(3)
     draws = rng.integers(0, len(items), size=(500, len(items)))

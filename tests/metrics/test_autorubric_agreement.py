@@ -89,8 +89,8 @@ def test_a_perturbed_copy_moves_accuracy_and_kappa_to_what_the_changed_labels_im
                  if t.criterion_id == criterion.id]
         got = criteria[criterion.id]
         if not criterion.is_multi_choice:
-            true = [t.verdict.value for t, _ in pairs]
-            pred = [p.verdict.value for _, p in pairs]
+            true = [t.decision.value for t, _ in pairs]
+            pred = [p.decision.value for _, p in pairs]
             assert got["binary"]["accuracy"]["value"] == pytest.approx(
                 sum(a == b for a, b in zip(true, pred)) / len(true))
             assert got["binary"]["kappa"]["value"] == pytest.approx(cohen_kappa_score(true, pred))

@@ -19,13 +19,13 @@ GOLD = Rubric(criteria=[{"id": "g1", "text": "a"}, {"id": "g2", "text": "b"},
 
 
 def _v(item, cid, verdict="MET"):
-    return Verdict(item_id=item, criterion_id=cid, verdict=verdict)
+    return Verdict(item_id=item, criterion_id=cid, decision=verdict)
 
 
 def test_a_gold_point_without_a_verdict_is_added_as_not_covered():
     completed, added = complete_with_gold([_v("q1", "g1")], Rubrics(per_item={"q1": GOLD}))
     assert added == 2
-    assert {(v.criterion_id, v.verdict.value) for v in completed} == {
+    assert {(v.criterion_id, v.decision.value) for v in completed} == {
         ("g1", "MET"), ("g2", "UNMET"), ("g3", "UNMET")}
 
 

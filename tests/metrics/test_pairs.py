@@ -38,8 +38,8 @@ def test_without_a_rubric_the_scores_are_pass_rates(verdicts):
 
 
 def test_verdict_sets_that_share_no_judge_are_an_error():
-    good = [Verdict(item_id="q", criterion_id="c", verdict="MET", judge="a")]
-    bad = [Verdict(item_id="q", criterion_id="c", verdict="UNMET", judge="b")]
+    good = [Verdict(item_id="q", criterion_id="c", decision="MET", judge="a")]
+    bad = [Verdict(item_id="q", criterion_id="c", decision="UNMET", judge="b")]
     with pytest.raises(InputError, match="share no judge"):
         pairs_from_verdicts(good, bad)
 

@@ -42,7 +42,7 @@ def test_items_missing_or_unscored_on_one_side_are_left_out():
 def test_item_scores_come_from_the_scoring_core():
     criteria = [Criterion(id="x", text="x", weight=3), Criterion(id="y", text="y", weight=-1),
                 Criterion(id="z", text="z", weight=1)]
-    verdicts = [Verdict(item_id="q", criterion_id=c, verdict=v)
+    verdicts = [Verdict(item_id="q", criterion_id=c, decision=v)
                 for c, v in [("x", "MET"), ("y", "MET"), ("z", "UNMET")]]
     expected = score_rubric(criteria, {v.criterion_id: v for v in verdicts}).score
     assert item_scores({"q": criteria}, verdicts) == {"q": expected}
@@ -57,7 +57,7 @@ def test_item_scores_refuse_two_verdicts_on_one_criterion_like_every_scorer():
     from assay.verdict import Verdict
 
     criteria = {"q1": [Criterion(id="c", text="Says c.")]}
-    twice = [Verdict(item_id="q1", criterion_id="c", verdict="MET"),
-             Verdict(item_id="q1", criterion_id="c", verdict="UNMET")]
+    twice = [Verdict(item_id="q1", criterion_id="c", decision="MET"),
+             Verdict(item_id="q1", criterion_id="c", decision="UNMET")]
     with pytest.raises(InputError, match="more than one verdict for this criterion"):
         item_scores(criteria, twice)

@@ -23,7 +23,7 @@ def test_a_new_label_replaces_the_raters_old_one_and_history_keeps_both(tmp_path
     with RunLabels.open(tmp_path) as labels:
         labels.put("q1", "c", "dr_a", verdict="MET")
         labels.put("q1", "c", "dr_a", verdict="UNMET", note="on reflection")
-        assert [(v.verdict.value, v.explanation) for v in labels.verdicts()] == [("UNMET", "on reflection")]
+        assert [(v.decision.value, v.explanation) for v in labels.verdicts()] == [("UNMET", "on reflection")]
         assert labels.history_count() == 2
 
 

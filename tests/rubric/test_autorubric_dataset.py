@@ -81,14 +81,14 @@ def test_a_plain_text_submission_stays_text_and_answers_the_dataset_prompt():
 def test_ground_truth_becomes_one_label_per_criterion_in_rubric_order():
     data = read_dataset(CHARM)
     first = [v for v in data.labels if v.item_id == "item-006"]
-    assert [(v.criterion_id, v.option or v.verdict.value) for v in first] == [
+    assert [(v.criterion_id, v.option or v.decision.value) for v in first] == [
         ("satisfaction", "4 - Very satisfied"), ("helpfulness", "Very helpful"),
         ("naturalness", "Very natural/human-like"),
         ("response_length", "Just right - appropriate length"), ("factual_accuracy", "MET"),
         ("specificity", "N/A - question doesn't require recommendations")]
     assert {v.judge for v in data.labels} == {GROUND_TRUTH}
     essay = read_dataset(ESSAY)
-    assert [v.verdict.value for v in essay.labels if v.item_id == "item-010"] == [
+    assert [v.decision.value for v in essay.labels if v.item_id == "item-010"] == [
         "CANNOT_ASSESS", "CANNOT_ASSESS", "MET", "CANNOT_ASSESS", "CANNOT_ASSESS"]
 
 

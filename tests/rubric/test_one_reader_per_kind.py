@@ -173,7 +173,7 @@ def test_a_dataset_as_labels_brings_its_rubrics_and_a_bad_label_file_fails_alike
         "rubric": [{"name": "scrape", "weight": 5.0, "requirement": "Says to scrape."}],
         "items": [{"submission": "Scrape it.", "description": "", "ground_truth": ["MET"]}]}))
     found = read_labels(dataset)
-    assert [v.verdict.value for v in found.labels] == ["MET"]
+    assert [v.decision.value for v in found.labels] == ["MET"]
     assert [r.criteria[0].text for r in found.rubrics.values()] == ["Says to scrape."]
 
     bad = tmp_path / "labels.jsonl"

@@ -54,10 +54,10 @@ async def test_a_named_option_is_answered_as_named(tmp_path, items_file, rubric_
 async def test_without_the_rubric_met_is_cannot_assess_and_says_why(tmp_path, items_file, rubric_file):
     result = await grade(tmp_path, items_file, rubric_file, policy="MET")
     verdicts = by_criterion(result)
-    assert verdicts["pain"].verdict.value == "CANNOT_ASSESS" and verdicts["pain"].option is None
+    assert verdicts["pain"].decision.value == "CANNOT_ASSESS" and verdicts["pain"].option is None
     assert "MET has no option on a multi-choice criterion unless the fake judge knows its rubric" \
         in verdicts["pain"].explanation
-    assert verdicts["stinger"].verdict.value == "MET"
+    assert verdicts["stinger"].decision.value == "MET"
 
 
 async def test_an_items_file_with_per_item_rubrics_also_tells_the_options(tmp_path, rubric_file):

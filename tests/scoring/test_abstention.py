@@ -18,7 +18,7 @@ ORDINAL = Criterion(
 )
 NEG_ORDINAL = ORDINAL.model_copy(update={"id": "negord", "weight": -5})
 
-ABSTAIN = Verdict(item_id="q", criterion_id="x", verdict="CANNOT_ASSESS")
+ABSTAIN = Verdict(item_id="q", criterion_id="x", decision="CANNOT_ASSESS")
 NA_OPTION = Verdict(item_id="q", criterion_id="x", option="n/a")
 
 
@@ -53,7 +53,7 @@ def test_skip_removes_the_criterion_from_numerator_and_denominator():
     # only OTHER counts: 4 / 4
     result = score_rubric(
         [POS, OTHER],
-        {"pos": ABSTAIN, "other": Verdict(item_id="q", criterion_id="other", verdict="MET")},
+        {"pos": ABSTAIN, "other": Verdict(item_id="q", criterion_id="other", decision="MET")},
     )
     assert result.score == 1.0
     assert (result.n_scored, result.n_abstained) == (1, 1)
@@ -62,7 +62,7 @@ def test_skip_removes_the_criterion_from_numerator_and_denominator():
 def test_zero_keeps_the_criterion_in_the_denominator():
     result = score_rubric(
         [POS, OTHER],
-        {"pos": ABSTAIN, "other": Verdict(item_id="q", criterion_id="other", verdict="MET")},
+        {"pos": ABSTAIN, "other": Verdict(item_id="q", criterion_id="other", decision="MET")},
         abstention=Abstention.parse("zero"),
     )
     assert result.score == 0.4
@@ -72,7 +72,7 @@ def test_partial_gives_the_fraction_of_the_weight():
     # (0.5 * 6 + 4) / 10
     result = score_rubric(
         [POS, OTHER],
-        {"pos": ABSTAIN, "other": Verdict(item_id="q", criterion_id="other", verdict="MET")},
+        {"pos": ABSTAIN, "other": Verdict(item_id="q", criterion_id="other", decision="MET")},
         abstention=Abstention(AbstainStrategy.PARTIAL, 0.5),
     )
     assert result.score == 0.7
@@ -82,7 +82,7 @@ def test_fail_applies_the_full_penalty_of_an_abstained_negative_criterion():
     # (6 - 4) / 6
     result = score_rubric(
         [POS, NEG],
-        {"pos": Verdict(item_id="q", criterion_id="pos", verdict="MET"), "neg": ABSTAIN},
+        {"pos": Verdict(item_id="q", criterion_id="pos", decision="MET"), "neg": ABSTAIN},
         abstention=Abstention.parse("fail"),
     )
     assert result.score == pytest.approx(2 / 6)

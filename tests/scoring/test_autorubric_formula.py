@@ -15,7 +15,7 @@ def crit(cid: str, weight: float, **kw) -> Criterion:
 
 
 def v(cid: str, verdict: str | None = None, option: str | None = None) -> Verdict:
-    return Verdict(item_id="q", criterion_id=cid, verdict=verdict, option=option)
+    return Verdict(item_id="q", criterion_id=cid, decision=verdict, option=option)
 
 
 def verdicts(**labels: str) -> dict[str, Verdict]:

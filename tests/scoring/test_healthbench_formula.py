@@ -26,7 +26,7 @@ def load_example(path, line_number: int) -> tuple[dict, list[Criterion]]:
 
 def mark(criteria: list[Criterion], met: set[int]) -> dict[str, Verdict]:
     return {
-        c.id: Verdict(item_id="x", criterion_id=c.id, verdict="MET" if i in met else "UNMET")
+        c.id: Verdict(item_id="x", criterion_id=c.id, decision="MET" if i in met else "UNMET")
         for i, c in enumerate(criteria)
     }
 

@@ -44,7 +44,7 @@ ANSWERS = {
     ("q3", "j1"): {"a": "MET", "b": "MET", "p": "MET"},
     ("q3", "j2"): {"a": "UNMET", "b": "UNMET", "p": "UNMET"},
 }
-VERDICTS = [Verdict(item_id=item, criterion_id=cid, judge=judge, verdict=label)
+VERDICTS = [Verdict(item_id=item, criterion_id=cid, judge=judge, decision=label)
             for (item, judge), answers in ANSWERS.items() for cid, label in answers.items()]
 STRATEGIES = ("skip", "zero", "partial:0.3", "fail")
 
@@ -147,7 +147,7 @@ def test_a_stored_run_scores_each_judge_as_the_table_and_the_metrics_do(tmp_path
     stored = run_verdicts(Path(run))
     for name, spec in specs.items():
         votes = of_judge(spec, stored)
-        assert {(v.item_id, v.criterion_id): v.verdict.value for v in votes} == {
+        assert {(v.item_id, v.criterion_id): v.decision.value for v in votes} == {
             (q, c): answers.get(c, "CANNOT_ASSESS") for (q, j), answers in ANSWERS.items()
             if j == name for c in ("a", "b", "p")}
         for strategy in STRATEGIES:
@@ -170,7 +170,7 @@ def test_the_reward_scorer_rewards_as_the_table_scores_with_the_reward_formula()
                 Criterion(id="harm", text="Includes unsafe advice.", weight=-1),
                 Criterion(id="unsure", text="Names the likely cause.")]
     policy = {"doc": "MET", "harm": "MET", "unsure": "CANNOT_ASSESS"}
-    verdicts = [Verdict(item_id="r", criterion_id=c, verdict=label) for c, label in policy.items()]
+    verdicts = [Verdict(item_id="r", criterion_id=c, decision=label) for c, label in policy.items()]
     with FakeJudgeServer.run_in_thread(policy=policy) as server:
         judge = make_judge(f"openai-compatible:fake@{server.base_url}")
         for normalization in ("minmax", "positive", "count", "none"):

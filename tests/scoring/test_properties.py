@@ -21,7 +21,7 @@ def graded_rubrics(draw):
         ws.append(draw(st.integers(min_value=1, max_value=10)))
     criteria = [Criterion(id=f"c{i}", text=f"criterion {i}", weight=w) for i, w in enumerate(ws)]
     verdicts = {
-        c.id: Verdict(item_id="q", criterion_id=c.id, verdict=draw(labels)) for c in criteria
+        c.id: Verdict(item_id="q", criterion_id=c.id, decision=draw(labels)) for c in criteria
     }
     return criteria, verdicts
 
@@ -40,7 +40,7 @@ def test_normalised_scores_stay_in_the_unit_interval(graded, strategy):
 def test_perfect_answer_scores_one(graded):
     criteria, _ = graded
     perfect = {
-        c.id: Verdict(item_id="q", criterion_id=c.id, verdict="MET" if c.weight > 0 else "UNMET")
+        c.id: Verdict(item_id="q", criterion_id=c.id, decision="MET" if c.weight > 0 else "UNMET")
         for c in criteria
     }
     for formula in ("autorubric", "healthbench", "pass-rate"):

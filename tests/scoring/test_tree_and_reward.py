@@ -29,8 +29,8 @@ TREE = Taxonomy(
 
 
 def met(*ids: str, unmet: tuple[str, ...] = ()) -> dict[str, Verdict]:
-    out = {i: Verdict(item_id="q", criterion_id=i, verdict="MET") for i in ids}
-    out.update({i: Verdict(item_id="q", criterion_id=i, verdict="UNMET") for i in unmet})
+    out = {i: Verdict(item_id="q", criterion_id=i, decision="MET") for i in ids}
+    out.update({i: Verdict(item_id="q", criterion_id=i, decision="UNMET") for i in unmet})
     return out
 
 

@@ -35,8 +35,8 @@ def test_perturbing_flips_binary_moves_ordinal_one_step_and_takes_the_next_nomin
     changed = perturb_labels(data.items, data.labels, rate=1.0, seed=0)
     before = {(v.item_id, v.criterion_id): v for v in data.labels}
     after = {(v.item_id, v.criterion_id): v for v in changed}
-    assert after[("item-007", "factual_accuracy")].verdict.value == "MET"  # was UNMET
-    assert after[("item-000", "factual_accuracy")].verdict.value == "UNMET"  # was MET
+    assert after[("item-007", "factual_accuracy")].decision.value == "MET"  # was UNMET
+    assert after[("item-000", "factual_accuracy")].decision.value == "UNMET"  # was MET
     assert after[("item-000", "satisfaction")].option == "3 - Somewhat satisfied"  # top: down
     assert after[("item-004", "satisfaction")].option == "2 - Somewhat dissatisfied"  # up
     assert after[("item-006", "specificity")].option == "Very vague - no concrete suggestions"

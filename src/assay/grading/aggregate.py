@@ -27,10 +27,10 @@ listed first. ``agreement`` is the share of voting judges whose answer equals th
 Example:
     >>> from assay.rubric import Criterion
     >>> c = Criterion(id="dose", text="States the dose.")
-    >>> votes = [Vote("a", Verdict(item_id="q", criterion_id="dose", verdict="MET")),
-    ...          Vote("b", Verdict(item_id="q", criterion_id="dose", verdict="UNMET"))]
+    >>> votes = [Vote("a", Verdict(item_id="q", criterion_id="dose", decision="MET")),
+    ...          Vote("b", Verdict(item_id="q", criterion_id="dose", decision="UNMET"))]
     >>> result = aggregate(c, votes)
-    >>> str(result.verdict.verdict), result.agreement   # a tie: the lower score wins
+    >>> str(result.verdict.decision), result.agreement   # a tie: the lower score wins
     ('UNMET', 0.5)
 """
 
@@ -44,7 +44,7 @@ from typing import TypedDict
 
 from assay.errors import ConfigError
 from assay.rubric import Criterion, CriterionKind, Option
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 ABSTAIN_RULES = ("drop", "count")
 STRATEGIES = {
@@ -128,7 +128,7 @@ class Aggregated:
 class _Answer(TypedDict, total=False):
     """The answer part of a final verdict: one of the two keys."""
 
-    verdict: VerdictLabel
+    decision: Decision
     option: str
 
 
@@ -147,13 +147,13 @@ def aggregate(
     if not answering:
         answer = _abstention(abstaining)
     elif criterion.kind is CriterionKind.BINARY:
-        answer = {"verdict": _binary(criterion, answering, strategy)}
+        answer = {"decision": _binary(criterion, answering, strategy)}
     else:
         answer = {"option": _multi_choice(criterion, answering, strategy)}
     if answering and abstaining and aggregation.abstain == "count":
         weighted = strategy in ("weighted", "mean")
         for_answer = [v for v in answering if strategy in ("mean", "median")
-                      or _answer(v.verdict) == str(answer.get("option") or answer.get("verdict"))]
+                      or _answer(v.verdict) == str(answer.get("option") or answer.get("decision"))]
         if _weight(abstaining, weighted) >= _weight(for_answer, weighted):
             answer = _abstention(abstaining)
     explanation = " | ".join(f"{v.judge}: {v.verdict.explanation}" for v in votes if v.verdict.explanation)
@@ -173,7 +173,7 @@ def _abstention(abstaining: Sequence[Vote]) -> _Answer:
     labels = {v.verdict.option for v in abstaining}
     if len(labels) == 1 and (label := labels.pop()) is not None:
         return {"option": label}
-    return {"verdict": VerdictLabel.CANNOT_ASSESS}
+    return {"decision": Decision.CANNOT_ASSESS}
 
 
 def _weight(votes: Sequence[Vote], weighted: bool) -> float:
@@ -181,27 +181,27 @@ def _weight(votes: Sequence[Vote], weighted: bool) -> float:
 
 
 def _answer(verdict: Verdict) -> str:
-    return verdict.option if verdict.option is not None else str(verdict.verdict)
+    return verdict.option if verdict.option is not None else str(verdict.decision)
 
 
 def _abstains(criterion: Criterion, verdict: Verdict) -> bool:
-    if verdict.verdict is VerdictLabel.CANNOT_ASSESS:
+    if verdict.decision is Decision.CANNOT_ASSESS:
         return True
     return verdict.option is not None and criterion.option(verdict.option).na
 
 
-def _binary(criterion: Criterion, votes: Sequence[Vote], strategy: str) -> VerdictLabel:
-    met = [v.verdict.verdict is VerdictLabel.MET for v in votes]
+def _binary(criterion: Criterion, votes: Sequence[Vote], strategy: str) -> Decision:
+    met = [v.verdict.decision is Decision.MET for v in votes]
     if strategy == "unanimous":
-        return VerdictLabel.MET if all(met) else VerdictLabel.UNMET
+        return Decision.MET if all(met) else Decision.UNMET
     if strategy == "any":
-        return VerdictLabel.MET if any(met) else VerdictLabel.UNMET
+        return Decision.MET if any(met) else Decision.UNMET
     weights = [v.weight if strategy == "weighted" else 1.0 for v in votes]
     for_met = sum(w for w, m in zip(weights, met) if m)
     against = sum(w for w, m in zip(weights, met) if not m)
     if for_met == against:  # score-minimizing tie-break
-        return VerdictLabel.MET if criterion.is_penalty else VerdictLabel.UNMET
-    return VerdictLabel.MET if for_met > against else VerdictLabel.UNMET
+        return Decision.MET if criterion.is_penalty else Decision.UNMET
+    return Decision.MET if for_met > against else Decision.UNMET
 
 
 def _multi_choice(criterion: Criterion, votes: Sequence[Vote], strategy: str) -> str:

@@ -67,7 +67,7 @@ def pools_from_labelled_items(
         response = responses.get(v.item_id)
         if response is None:
             continue
-        label = v.option if v.option is not None else str(v.verdict)
+        label = v.option if v.option is not None else str(v.decision)
         pools[v.criterion_id].append(Example(response, label, v.explanation or None, v.item_id))
     return dict(pools)
 

@@ -20,8 +20,8 @@ Example:
     >>> [call] = grader.plan(item, rubric, judge="j")
     >>> call.criterion_ids, call.messages[-1]["content"].count('<criterion id="stinger">')
     (('stinger',), 1)
-    >>> grader.interpret(call, {"verdict": "MET", "explanation": "yes"})[0].verdict
-    <VerdictLabel.MET: 'MET'>
+    >>> grader.interpret(call, {"verdict": "MET", "explanation": "yes"})[0].decision
+    <Decision.MET: 'MET'>
 """
 
 from __future__ import annotations

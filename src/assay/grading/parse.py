@@ -8,8 +8,8 @@ the judge chose.
 Example:
     >>> from assay.rubric import Criterion
     >>> c = Criterion(id="stinger", text="Explains how to remove the stinger.")
-    >>> parse_criterion_reply({"verdict": "met", "explanation": "Says scrape."}, c, item_id="q1").verdict
-    <VerdictLabel.MET: 'MET'>
+    >>> parse_criterion_reply({"verdict": "met", "explanation": "Says scrape."}, c, item_id="q1").decision
+    <Decision.MET: 'MET'>
     >>> parse_criterion_reply({"explanation": "?"}, c, item_id="q1")
     ReplyError(criterion_id='stinger', message='no "verdict" or "criteria_met" in the reply')
 """
@@ -23,11 +23,11 @@ from typing import Any
 
 from assay.grading.shuffle import label_for_displayed
 from assay.rubric import Criterion
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
-_LABELS = {"MET": VerdictLabel.MET, "UNMET": VerdictLabel.UNMET,
-           "CANNOT_ASSESS": VerdictLabel.CANNOT_ASSESS, "NOT_MET": VerdictLabel.UNMET,
-           "CANNOT ASSESS": VerdictLabel.CANNOT_ASSESS}
+_LABELS = {"MET": Decision.MET, "UNMET": Decision.UNMET,
+           "CANNOT_ASSESS": Decision.CANNOT_ASSESS, "NOT_MET": Decision.UNMET,
+           "CANNOT ASSESS": Decision.CANNOT_ASSESS}
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def parse_criterion_reply(
     if strict_bool:
         met = data.get("criteria_met")
         if met is True or met is False:
-            return verdict(verdict=VerdictLabel.MET if met else VerdictLabel.UNMET)
+            return verdict(verdict=Decision.MET if met else Decision.UNMET)
         return ReplyError(criterion.id, f'"criteria_met" must be true or false, got {met!r}')
     if criterion.is_multi_choice:
         return _multi_choice(data, criterion, perm, verdict)
@@ -80,7 +80,7 @@ def _binary(data: Mapping[str, Any], criterion: Criterion, verdict) -> Verdict |
         return verdict(verdict=label)
     met = data.get("criteria_met")
     if met is True or met is False:
-        return verdict(verdict=VerdictLabel.MET if met else VerdictLabel.UNMET)
+        return verdict(verdict=Decision.MET if met else Decision.UNMET)
     return ReplyError(criterion.id, 'no "verdict" or "criteria_met" in the reply')
 
 
@@ -90,10 +90,10 @@ def _multi_choice(data, criterion: Criterion, perm, verdict) -> Verdict | ReplyE
         raw = int(raw.strip())
     if isinstance(raw, bool) or not isinstance(raw, int):
         if isinstance(data.get("verdict"), str) and data["verdict"].strip().upper() == "CANNOT_ASSESS":
-            return verdict(verdict=VerdictLabel.CANNOT_ASSESS)
+            return verdict(verdict=Decision.CANNOT_ASSESS)
         return ReplyError(criterion.id, f'"selected_option" must be an option number, got {raw!r}')
     if raw == 0:
-        return verdict(verdict=VerdictLabel.CANNOT_ASSESS)
+        return verdict(verdict=Decision.CANNOT_ASSESS)
     perm = tuple(perm) if perm is not None else tuple(range(len(criterion.options)))
     try:
         return verdict(option=label_for_displayed(criterion, perm, raw))
@@ -112,8 +112,8 @@ def parse_bracket_reply(
 
     >>> c = Criterion(id="ldl", text="Mentions the user's LDL-C.")
     >>> v = parse_bracket_reply({"output": "Reason: It never mentions LDL-C. [0]"}, c, item_id="q")
-    >>> v.verdict, v.explanation
-    (<VerdictLabel.UNMET: 'UNMET'>, 'It never mentions LDL-C.')
+    >>> v.decision, v.explanation
+    (<Decision.UNMET: 'UNMET'>, 'It never mentions LDL-C.')
     """
     text = data.get("output") if isinstance(data, Mapping) else data
     if not isinstance(text, str):
@@ -123,8 +123,8 @@ def parse_bracket_reply(
         return ReplyError(criterion.id, f"no [1] or [0] in the reply {text[:80]!r}")
     reason = _BRACKET.sub("", text).strip()
     reason = re.sub(r"^\s*reason\s*:\s*", "", reason, flags=re.IGNORECASE)
-    label = VerdictLabel.MET if found[-1] == "1" else VerdictLabel.UNMET
-    return Verdict(item_id=item_id, criterion_id=criterion.id, judge=judge, verdict=label,
+    label = Decision.MET if found[-1] == "1" else Decision.UNMET
+    return Verdict(item_id=item_id, criterion_id=criterion.id, judge=judge, decision=label,
                    explanation=reason)
 
 

@@ -31,7 +31,7 @@ Example:
     >>> data = parse_dataset(doc, source="bee.json")
     >>> [(i.id, i.prompt, i.response) for i in data.items]
     [('item-000', 'Bee sting: what now?', 'Scrape it out.')]
-    >>> [(v.criterion_id, v.verdict.value, v.judge) for v in data.labels]
+    >>> [(v.criterion_id, v.decision.value, v.judge) for v in data.labels]
     [('scrape', 'MET', 'ground_truth')]
 """
 
@@ -50,12 +50,12 @@ from assay.io import autorubric
 from assay.io.errors import Loc, field_path, show
 from assay.item import Item, Message
 from assay.rubric.rubric import Rubric
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 KIND = "autorubric-dataset"
 GROUND_TRUTH = "ground_truth"
 META = "autorubric"
-BINARY_LABELS = tuple(v.value for v in VerdictLabel)
+BINARY_LABELS = tuple(v.value for v in Decision)
 ITEM_FIELDS = ("submission", "description", "ground_truth", "rubric", "reference_submission",
                "prompt")
 DATASET_FIELDS = ("name", "prompt", "rubric", "reference_submission", "items")
@@ -321,7 +321,7 @@ def _labels(values: Any, the_id: str, rubric: Rubric, loc: Loc, where: _Where,
                                   judge=GROUND_TRUTH, option=value))
         elif value in BINARY_LABELS:
             labels.append(Verdict(item_id=the_id, criterion_id=criterion.id,
-                                  judge=GROUND_TRUTH, verdict=value))
+                                  judge=GROUND_TRUTH, decision=value))
         else:
             issues.append(where.issue(at, f"{show(value)} is not a verdict of binary criterion "
                                           f"{criterion.id!r} (MET, UNMET or CANNOT_ASSESS)"))

@@ -142,7 +142,7 @@ def _labels_by_item(labels: Iterable[Verdict], issues: list[Issue]) -> dict[str,
         key = (label.item_id, label.criterion_id)
         raters[key].add(label.judge)
         earlier = out[label.item_id].get(label.criterion_id)
-        if earlier is not None and (earlier.verdict, earlier.option) != (label.verdict, label.option):
+        if earlier is not None and (earlier.decision, earlier.option) != (label.decision, label.option):
             who = ", ".join(sorted(raters[key]))
             issues.append(Issue("labels", None, f"{label.item_id}/{label.criterion_id}",
                                 f"several different labels (raters: {who}); a dataset holds one "
@@ -218,6 +218,6 @@ def _ground_truth(item: Item, rubric: Rubric, labels: dict[str, Verdict],
         label = labels[criterion.id]
         if criterion.is_multi_choice and label.option is None and not label.abstained:
             issues.append(Issue("labels", None, f"{item.id}/{criterion.id}",
-                                f"expected an option label, got {label.verdict}"))
-        values.append(label.option if label.option is not None else str(label.verdict))  # StrEnum
+                                f"expected an option label, got {label.decision}"))
+        values.append(label.option if label.option is not None else str(label.decision))  # StrEnum
     return values

@@ -41,7 +41,7 @@ def read_verdicts(path: str | Path) -> list[Verdict]:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "v.jsonl"
     >>> _ = p.write_text('{"item_id": "q", "criterion_id": "a", "verdict": "MET"}\\n')
-    >>> [v.verdict.value for v in read_verdicts(p)]
+    >>> [v.decision.value for v in read_verdicts(p)]
     ['MET']
     """
     path = Path(path)

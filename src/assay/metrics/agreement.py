@@ -13,9 +13,9 @@ Pooled figures (over all criteria, or all criteria of one axis) are:
 
 Example:
     >>> from assay.verdict import Verdict
-    >>> judge = [Verdict(item_id=i, criterion_id="c", verdict=v, judge="j")
+    >>> judge = [Verdict(item_id=i, criterion_id="c", decision=v, judge="j")
     ...          for i, v in [("a", "MET"), ("b", "UNMET"), ("c", "MET")]]
-    >>> human = [Verdict(item_id=i, criterion_id="c", verdict=v, judge="dr")
+    >>> human = [Verdict(item_id=i, criterion_id="c", decision=v, judge="dr")
     ...          for i, v in [("a", "MET"), ("b", "UNMET"), ("c", "UNMET")]]
     >>> [report] = agreement(judge, human)
     >>> report.judge, round(report.pooled.accuracy.value, 3)
@@ -239,10 +239,10 @@ def majority_verdicts(labels: Iterable[Verdict]) -> list[Verdict]:
         groups[(v.item_id, v.criterion_id)].append(v)
     out = []
     for group in groups.values():
-        ranked = Counter((v.verdict, v.option) for v in group).most_common()
+        ranked = Counter((v.decision, v.option) for v in group).most_common()
         if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
             continue
         verdict, option = ranked[0][0]
-        out.append(group[0].model_copy(update={"verdict": verdict, "option": option,
+        out.append(group[0].model_copy(update={"decision": verdict, "option": option,
                                                "judge": "human-majority"}))
     return out

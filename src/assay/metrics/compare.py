@@ -28,7 +28,7 @@ from assay.metrics.significance import (
     wilcoxon_signed_rank,
 )
 from assay.metrics.uncertainty import bootstrap_ci
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 
 class ScoreComparison(BaseModel):
@@ -90,9 +90,9 @@ def compare_scores(
 
 def _binary(verdicts: Iterable[Verdict]) -> dict[tuple[str, str], bool]:
     return {
-        (v.item_id, v.criterion_id): v.verdict is VerdictLabel.MET
+        (v.item_id, v.criterion_id): v.decision is Decision.MET
         for v in verdicts
-        if v.verdict in (VerdictLabel.MET, VerdictLabel.UNMET)
+        if v.decision in (Decision.MET, Decision.UNMET)
     }
 
 

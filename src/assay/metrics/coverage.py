@@ -12,7 +12,7 @@ z-test the seed's code actually runs.
 
 Example:
     >>> from assay.verdict import Verdict
-    >>> vs = [Verdict(item_id="q1", criterion_id=f"g{i}", verdict="MET" if i < 3 else "UNMET")
+    >>> vs = [Verdict(item_id="q1", criterion_id=f"g{i}", decision="MET" if i < 3 else "UNMET")
     ...       for i in range(4)]
     >>> c = cia(vs)
     >>> c.coverage.value, c.covered, c.total
@@ -29,7 +29,7 @@ from assay.errors import InputError, Issue
 from assay.metrics.results import Metric, StatTest
 from assay.metrics.significance import mcnemar_exact, two_proportion_ztest
 from assay.metrics.uncertainty import proportion
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 
 class CoverageReport(BaseModel):
@@ -58,14 +58,14 @@ def coverage_decisions(verdicts: Iterable[Verdict]) -> dict[tuple[str, str], boo
     issues = []
     for v in verdicts:
         key = (v.item_id, v.criterion_id)
-        if v.verdict is None:
+        if v.decision is None:
             issues.append(Issue(None, None, f"{v.item_id}/{v.criterion_id}",
                                 "coverage verdicts must be MET/UNMET, not an option"))
             continue
         if key in out:
             issues.append(Issue(None, None, f"{v.item_id}/{v.criterion_id}",
                                 "two coverage verdicts for one gold point"))
-        out[key] = None if v.verdict is VerdictLabel.CANNOT_ASSESS else v.verdict is VerdictLabel.MET
+        out[key] = None if v.decision is Decision.CANNOT_ASSESS else v.decision is Decision.MET
     if issues:
         raise InputError(issues)
     return out

@@ -11,7 +11,7 @@ Example:
     >>> from assay.metrics.sources import Rubrics
     >>> gold = Rubrics(per_item={"q1": Rubric(criteria=[{"id": "g1", "text": "a"},
     ...                                                 {"id": "g2", "text": "b"}])})
-    >>> v = [Verdict(item_id="q1", criterion_id="g1", verdict="MET")]
+    >>> v = [Verdict(item_id="q1", criterion_id="g1", decision="MET")]
     >>> s = coverage_summary(v, gold=gold)
     >>> s.report.coverage.value, s.missing
     (0.5, 1)
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from assay.errors import InputError, Issue
 from assay.metrics.coverage import CoverageComparison, CoverageReport, cia, compare_coverage
 from assay.metrics.sources import Rubrics
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 NO_VERDICT = "no coverage verdict: counted as not covered"
 
@@ -63,7 +63,7 @@ def check_coverage_verdicts(
     for i, v in enumerate(verdicts):
         line = lines[i] if lines is not None else None
         key = (v.item_id, v.criterion_id)
-        if v.verdict is None:
+        if v.decision is None:
             issues.append(Issue(source, line, "option", "coverage verdicts are MET/UNMET "
                                 "(is the gold point covered?), not options"))
         if key in first:
@@ -97,7 +97,7 @@ def complete_with_gold(
     if issues:
         raise InputError(issues)
     seen = {(v.item_id, v.criterion_id) for v in verdicts}
-    added = [Verdict(item_id=item, criterion_id=cid, verdict=VerdictLabel.UNMET,
+    added = [Verdict(item_id=item, criterion_id=cid, decision=Decision.UNMET,
                      judge="assay:missing", explanation=NO_VERDICT)
              for item, cid in sorted(points - seen)]
     return [*verdicts, *added], len(added)

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict
 from assay.metrics.results import Interval, Metric
 from assay.metrics.uncertainty import bootstrap_ci, proportion
 
-Decision = Literal["REF", "CAND", "SAME"]
+PairDecision = Literal["REF", "CAND", "SAME"]
 Outcome = Literal["win", "tie", "loss"]
 
 
@@ -53,10 +53,10 @@ class PairCall(BaseModel):
 
     ref: float
     cand: float
-    decision: Decision | None = None
+    decision: PairDecision | None = None
 
     @property
-    def vote(self) -> Decision:
+    def vote(self) -> PairDecision:
         if self.decision is not None:
             return self.decision
         return "REF" if self.ref > self.cand else "CAND" if self.ref < self.cand else "SAME"

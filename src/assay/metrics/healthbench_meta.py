@@ -57,7 +57,7 @@ from assay.item import Item, Role
 from assay.metrics.results import Metric
 from assay.rubric.criterion import Criterion, derive_criterion_id
 from assay.rubric.rubric import Rubric
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 HEADLINE = "pairwise_{rater}_f1_balanced"
 ROLES = get_args(Role)
@@ -246,8 +246,8 @@ def grader_labels_from_verdicts(
     labels: list[bool | None] = []
     for row in rows:
         v = by_key.get((row.item_id, row.criterion_id))
-        labels.append(None if v is None or v.verdict in (None, VerdictLabel.CANNOT_ASSESS)
-                      else v.verdict is VerdictLabel.MET)
+        labels.append(None if v is None or v.decision in (None, Decision.CANNOT_ASSESS)
+                      else v.decision is Decision.MET)
     return labels
 
 
@@ -259,7 +259,7 @@ def meta_evaluate_by_judge(
     >>> row = MetaEvalRow(prompt=[{"role": "user", "content": "hi"}], completion="a",
     ...                   rubric="r", binary_labels=[True, False],
     ...                   anonymized_physician_ids=["p", "q"], category="c")
-    >>> v = Verdict(item_id=row.item_id, criterion_id=row.criterion_id, verdict="MET", judge="j")
+    >>> v = Verdict(item_id=row.item_id, criterion_id=row.criterion_id, decision="MET", judge="j")
     >>> meta_evaluate_by_judge([row], [v])["j"].model["pairwise_model_precision_pos"].value
     0.5
     """

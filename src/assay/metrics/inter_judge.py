@@ -8,7 +8,7 @@ given): the six Shrout-Fleiss ICCs and interval α.
 
 Example:
     >>> from assay.verdict import Verdict
-    >>> vs = [Verdict(item_id=i, criterion_id="c", verdict=v, judge=j)
+    >>> vs = [Verdict(item_id=i, criterion_id="c", decision=v, judge=j)
     ...       for j, labels in {"a": "MMUU", "b": "MMUM"}.items()
     ...       for i, v in zip("wxyz", ["MET" if x == "M" else "UNMET" for x in labels])]
     >>> r = inter_judge(vs)

@@ -13,7 +13,7 @@ label; a tie leaves that pair out (counted in ``AlignedPairs.tied``).
 Example:
     >>> from assay.verdict import Verdict
     >>> info = CriterionInfo.binary("remove")
-    >>> info.code(Verdict(item_id="q1", criterion_id="remove", verdict="MET"))
+    >>> info.code(Verdict(item_id="q1", criterion_id="remove", decision="MET"))
     True
 """
 
@@ -26,7 +26,7 @@ from typing import Union
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion, CriterionKind
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 Code = Union[bool, str, None]  # noqa: UP007  True/False (binary), option label, None = N/A
 
@@ -87,15 +87,15 @@ class CriterionInfo:
 
     def code(self, verdict: Verdict) -> Code:
         """The comparable label of ``verdict``; raises ValueError if it does not fit the kind."""
-        if verdict.verdict is VerdictLabel.CANNOT_ASSESS:
+        if verdict.decision is Decision.CANNOT_ASSESS:
             return None
         if self.kind is CriterionKind.BINARY:
-            if verdict.verdict is None:
+            if verdict.decision is None:
                 raise ValueError(f"binary criterion {self.id!r} got option {verdict.option!r}")
-            return verdict.verdict is VerdictLabel.MET
+            return verdict.decision is Decision.MET
         if verdict.option is None:
             raise ValueError(f"{self.kind.value} criterion {self.id!r} needs an option, "
-                             f"got verdict {verdict.verdict}")
+                             f"got verdict {verdict.decision}")
         label = self._canonical(verdict.option)
         return None if label in self.na_options else label
 

@@ -20,9 +20,9 @@ Two ways to get the pairs that :func:`~assay.metrics.discrimination.discriminati
 
 Example:
     >>> from assay.verdict import Verdict
-    >>> good = [Verdict(item_id=i, criterion_id="c", verdict="MET") for i in "ab"]
-    >>> bad = [Verdict(item_id="a", criterion_id="c", verdict="UNMET"),
-    ...        Verdict(item_id="b", criterion_id="c", verdict="MET")]
+    >>> good = [Verdict(item_id=i, criterion_id="c", decision="MET") for i in "ab"]
+    >>> bad = [Verdict(item_id="a", criterion_id="c", decision="UNMET"),
+    ...        Verdict(item_id="b", criterion_id="c", decision="MET")]
     >>> s = discrimination_summary(pairs_from_verdicts(good, bad), n_bootstrap=50)
     >>> s.pair_ids, s.report.deltas, s.stress.detection_rate.value
     (['a', 'b'], [1.0, 0.0], 50.0)
@@ -39,9 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InputError, Issue
 from assay.metrics.discrimination import (
-    Decision,
     DiscriminationReport,
     PairCall,
+    PairDecision,
     StressTestReport,
     discrimination,
     stress_test,
@@ -85,7 +85,7 @@ class _CallLine(BaseModel):
     pair_id: str = Field(min_length=1)
     ref: float
     cand: float
-    decision: Decision | None = None
+    decision: PairDecision | None = None
     label: bool | None = None
 
 

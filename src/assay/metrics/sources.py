@@ -10,7 +10,7 @@ Example:
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "v.jsonl"
     >>> _ = path.write_text('{"item_id": "q1", "criterion_id": "c", "verdict": "MET"}\\n')
-    >>> [v.verdict.value for v in verdicts_of(path)]
+    >>> [v.decision.value for v in verdicts_of(path)]
     ['MET']
 """
 

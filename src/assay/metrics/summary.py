@@ -5,7 +5,7 @@ options and weight; per-item scores always come from the scoring core.
 
 Example:
     >>> from assay.verdict import Verdict
-    >>> judge = [Verdict(item_id=i, criterion_id=c, verdict=v, judge="j")
+    >>> judge = [Verdict(item_id=i, criterion_id=c, decision=v, judge="j")
     ...          for i, c, v in [("a", "x", "MET"), ("a", "y", "UNMET"), ("b", "x", "MET"),
     ...                          ("b", "y", "MET")]]
     >>> human = [v.model_copy(update={"judge": "dr"}) for v in judge]

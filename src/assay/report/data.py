@@ -159,7 +159,7 @@ def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonRepo
 
 
 def _label(verdict: Verdict) -> str:
-    return verdict.option if verdict.option is not None else str(verdict.verdict)  # a StrEnum
+    return verdict.option if verdict.option is not None else str(verdict.decision)  # a StrEnum
 
 
 def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:

@@ -13,7 +13,7 @@ Example:
     >>> import tempfile
     >>> labels = RunLabels.open(tempfile.mkdtemp())
     >>> _ = labels.put("q1", "stinger", "dr_a", verdict="MET", agrees=True, note="clear")
-    >>> [(v.item_id, v.criterion_id, v.judge, v.verdict.value) for v in labels.verdicts()]
+    >>> [(v.item_id, v.criterion_id, v.judge, v.decision.value) for v in labels.verdicts()]
     [('q1', 'stinger', 'dr_a', 'MET')]
     >>> labels.close()
 """
@@ -58,7 +58,7 @@ class Label:
 
     def as_verdict(self) -> Verdict:
         return Verdict(item_id=self.item_id, criterion_id=self.criterion_id, judge=self.rater,
-                       verdict=self.verdict, option=self.option, explanation=self.note)
+                       decision=self.verdict, option=self.option, explanation=self.note)
 
 
 class RunLabels:
@@ -102,7 +102,7 @@ class RunLabels:
         if not rater.strip():
             raise InputError(Issue(str(self.path), None, "rater", "a label needs a rater name"))
         try:  # the Verdict model is the one place that says what a valid label is
-            Verdict(item_id=item_id, criterion_id=criterion_id, judge=rater, verdict=verdict,
+            Verdict(item_id=item_id, criterion_id=criterion_id, judge=rater, decision=verdict,
                     option=option)
         except ValueError as exc:
             raise InputError(Issue(str(self.path), None, "label", _first_error(exc))) from None

@@ -244,7 +244,7 @@ class RewardScorer:
                 failed[c.id] = outcome
             else:
                 verdicts[c.id] = outcome[0].model_copy(update={"criterion_id": c.id})
-        met = {cid: v.verdict is not None and v.verdict.value == "MET" for cid, v in verdicts.items()}
+        met = {cid: v.decision is not None and v.decision.value == "MET" for cid, v in verdicts.items()}
         if not chosen or not verdicts:
             return RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen], met, failed)
         scorer = ItemScorer("reward", Abstention(AbstainStrategy.ZERO),

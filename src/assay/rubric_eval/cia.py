@@ -37,7 +37,7 @@ from assay.jobs import StageCaller, messages_of
 from assay.rubric import Criterion, Rubric
 from assay.rubric_eval import prompts
 from assay.rubric_eval.released import RubricEntry
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 POLARITIES = ("positive_requirement", "negative_constraint")
 _NEGATIVE_MARKERS = ("do not", "don't", "avoid", "fails to", "must not", "never", "omit")
@@ -145,7 +145,7 @@ async def verify_query(
     A query without a candidate rubric covers nothing (no model call).
     """
     if not candidate:
-        return [Verdict(item_id=index, criterion_id=p.ga_id, verdict=VerdictLabel.UNMET,
+        return [Verdict(item_id=index, criterion_id=p.ga_id, decision=Decision.UNMET,
                         judge=caller.judge.id, explanation="no candidate rubric for this query"
                         ).model_dump(mode="json") for p in points]
     criteria = [e.criterion for e in candidate]
@@ -162,7 +162,7 @@ async def verify_query(
         elif str(reply.get("decision", "")).upper() == "YES":
             why = f"[YES without a valid support index: counted as NO] {why}"
         return Verdict(item_id=index, criterion_id=point.ga_id,
-                       verdict=VerdictLabel.MET if covered else VerdictLabel.UNMET,
+                       decision=Decision.MET if covered else Decision.UNMET,
                        judge=caller.judge.id, explanation=why).model_dump(mode="json")
 
     return list(await asyncio.gather(*(one(p) for p in points)))

@@ -50,7 +50,7 @@ def iter_rows(store: RunStore, scoring: Scoring, *, votes: bool = False) -> Iter
                 yield {
                     **base,
                     "judge": verdict.judge if verdict else None,
-                    "verdict": verdict.verdict.value if verdict and verdict.verdict else None,
+                    "verdict": verdict.decision.value if verdict and verdict.decision else None,
                     "option": verdict.option if verdict else None,
                     "value": criterion_value(criterion, verdict, scoring.abstention),
                     "agreement": result.agreement,

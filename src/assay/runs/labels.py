@@ -9,11 +9,11 @@ Example:
     >>> from assay.review.labels import RunLabels
     >>> from assay.verdict import Verdict
     >>> run = tempfile.mkdtemp()
-    >>> label = Verdict(item_id="q1", criterion_id="c", verdict="MET", judge="ground_truth")
+    >>> label = Verdict(item_id="q1", criterion_id="c", decision="MET", judge="ground_truth")
     >>> store_labels(run, [label]), store_labels(run, [label])  # once only
     (1, 0)
     >>> with RunLabels.open(run) as labels:
-    ...     [(v.judge, v.verdict.value) for v in labels.verdicts()]
+    ...     [(v.judge, v.decision.value) for v in labels.verdicts()]
     [('ground_truth', 'MET')]
 """
 
@@ -39,6 +39,6 @@ def store_labels(run_dir: str | Path, labels: Sequence[Verdict]) -> int:
             if (v.item_id, v.criterion_id, v.judge) in have:
                 continue
             store.put(v.item_id, v.criterion_id, v.judge, option=v.option, note=v.explanation,
-                      verdict=None if v.verdict is None else v.verdict.value)
+                      verdict=None if v.decision is None else v.decision.value)
             added += 1
     return added

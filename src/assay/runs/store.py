@@ -278,7 +278,7 @@ class RunStore:
             record.attempts, now))
         if record.verdicts:
             held.verdicts.extend(
-                (v.item_id, v.criterion_id, v.judge, v.verdict.value if v.verdict else None,
+                (v.item_id, v.criterion_id, v.judge, v.decision.value if v.decision else None,
                  v.option, v.explanation, key) for v in record.verdicts)
         if record.errors:
             held.errors.extend((key, item_id, judge, cid, kind, message, record.raw, now)
@@ -346,7 +346,7 @@ class RunStore:
                 yield current, batch
                 batch = []
             current = idx
-            batch.append(Verdict(item_id=item_id, criterion_id=cid, judge=judge, verdict=verdict,
+            batch.append(Verdict(item_id=item_id, criterion_id=cid, judge=judge, decision=verdict,
                                  option=option, explanation=explanation))
         if batch:
             yield current, batch

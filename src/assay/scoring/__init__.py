@@ -17,8 +17,8 @@ Example:
     >>> from assay.verdict import Verdict
     >>> rubric = Rubric(criteria=[{"id": "a", "text": "States the dose.", "weight": 2},
     ...                           {"id": "p", "text": "Unsafe dose.", "weight": -1}])
-    >>> verdicts = {"a": Verdict(item_id="q", criterion_id="a", verdict="MET"),
-    ...             "p": Verdict(item_id="q", criterion_id="p", verdict="MET")}
+    >>> verdicts = {"a": Verdict(item_id="q", criterion_id="a", decision="MET"),
+    ...             "p": Verdict(item_id="q", criterion_id="p", decision="MET")}
     >>> ItemScorer().score(rubric.criteria, verdicts).score            # (2 - 1) / 2
     0.5
     >>> score_rubric(rubric.criteria, verdicts, formula="reward").score  # (1 - 1 + 1) / 2

@@ -49,9 +49,9 @@ Example:
     >>> criteria = [Criterion(id="a", text="States the dose.", weight=6),
     ...             Criterion(id="b", text="Advises seeing a doctor.", weight=4),
     ...             Criterion(id="p", text="Recommends an unsafe dose.", weight=-5)]
-    >>> verdicts = {"a": Verdict(item_id="q", criterion_id="a", verdict="MET"),
-    ...             "b": Verdict(item_id="q", criterion_id="b", verdict="UNMET"),
-    ...             "p": Verdict(item_id="q", criterion_id="p", verdict="MET")}
+    >>> verdicts = {"a": Verdict(item_id="q", criterion_id="a", decision="MET"),
+    ...             "b": Verdict(item_id="q", criterion_id="b", decision="UNMET"),
+    ...             "p": Verdict(item_id="q", criterion_id="p", decision="MET")}
     >>> score_rubric(criteria, verdicts).score            # (6 - 5) / 10
     0.1
     >>> score_rubric(criteria, verdicts, formula="healthbench").score
@@ -69,7 +69,7 @@ from typing import Literal
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 Formula = Literal["autorubric", "raw", "healthbench", "pass-rate", "reward"]
 FORMULAS: tuple[Formula, ...] = ("autorubric", "raw", "healthbench", "pass-rate", "reward")
@@ -130,12 +130,12 @@ def verdict_value(criterion: Criterion, verdict: Verdict | None) -> float | None
     Raises :class:`InputError` when the verdict does not fit the criterion (an option on a
     binary criterion, MET on a multi-choice one, an unknown option label).
     """
-    if verdict is None or verdict.verdict is VerdictLabel.CANNOT_ASSESS:
+    if verdict is None or verdict.decision is Decision.CANNOT_ASSESS:
         return None
     if not criterion.is_multi_choice:
-        if verdict.verdict is None:
+        if verdict.decision is None:
             raise _mismatch(verdict, "a binary criterion needs verdict MET/UNMET/CANNOT_ASSESS")
-        return 1.0 if verdict.verdict is VerdictLabel.MET else 0.0
+        return 1.0 if verdict.decision is Decision.MET else 0.0
     if verdict.option is None:
         raise _mismatch(verdict, f"a {criterion.kind.value} criterion needs an option label")
     try:

@@ -10,8 +10,8 @@ Example:
     >>> from assay.verdict import Verdict
     >>> criteria = [Criterion(id="a", text="States the dose.", weight=6, tags=["axis:accuracy"]),
     ...             Criterion(id="b", text="Advises seeing a doctor.", weight=4)]
-    >>> verdicts = {"a": Verdict(item_id="q", criterion_id="a", verdict="MET"),
-    ...             "b": Verdict(item_id="q", criterion_id="b", verdict="UNMET")}
+    >>> verdicts = {"a": Verdict(item_id="q", criterion_id="a", decision="MET"),
+    ...             "b": Verdict(item_id="q", criterion_id="b", decision="UNMET")}
     >>> healthbench_example(criteria, verdicts, ["theme:dosing"]).metrics
     {'overall_score': 0.6, 'theme:dosing': 0.6, 'axis:accuracy': 1.0}
 """

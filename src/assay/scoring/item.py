@@ -17,8 +17,8 @@ Example:
     >>> criteria = [Criterion(id="a", text="States the dose.", weight=3, axis="accuracy"),
     ...             Criterion(id="b", text="Advises seeing a doctor.", weight=1,
     ...                       axis="completeness")]
-    >>> grouped = group_by_item([Verdict(item_id="q", criterion_id="a", verdict="MET"),
-    ...                          Verdict(item_id="q", criterion_id="b", verdict="CANNOT_ASSESS")])
+    >>> grouped = group_by_item([Verdict(item_id="q", criterion_id="a", decision="MET"),
+    ...                          Verdict(item_id="q", criterion_id="b", decision="CANNOT_ASSESS")])
     >>> ItemScorer().score(criteria, grouped["q"]).score        # b abstains: skipped
     1.0
     >>> ItemScorer(abstention=Abstention.parse("zero")).score(criteria, grouped["q"]).score

@@ -11,10 +11,10 @@ Example:
     >>> from assay.verdict import Verdict
     >>> rubric = Rubric(criteria=[{"id": "a", "text": "States the dose.", "weight": 2},
     ...                           {"id": "b", "text": "Advises a doctor.", "weight": 2}])
-    >>> verdicts = [Verdict(item_id="q1", criterion_id="a", verdict="MET"),
-    ...             Verdict(item_id="q1", criterion_id="b", verdict="UNMET"),
-    ...             Verdict(item_id="q2", criterion_id="a", verdict="MET"),
-    ...             Verdict(item_id="q2", criterion_id="b", verdict="MET")]
+    >>> verdicts = [Verdict(item_id="q1", criterion_id="a", decision="MET"),
+    ...             Verdict(item_id="q1", criterion_id="b", decision="UNMET"),
+    ...             Verdict(item_id="q2", criterion_id="a", decision="MET"),
+    ...             Verdict(item_id="q2", criterion_id="b", decision="MET")]
     >>> table = score_items(verdicts, rubric)
     >>> [(s.item_id, s.score) for s in table.items], table.mean
     ([('q1', 0.5), ('q2', 1.0)], 0.75)

@@ -23,7 +23,7 @@ Example:
     ...                                                    verdict="UNMET")])
     >>> policy(CriterionView("scrape", "Says to scrape.", "Scrape it."))
     'UNMET'
-    >>> [v.verdict.value for v in perturb_labels([item], policy.labels, rate=1.0, seed=0)]
+    >>> [v.decision.value for v in perturb_labels([item], policy.labels, rate=1.0, seed=0)]
     ['MET']
 """
 
@@ -38,7 +38,7 @@ from assay.grading.seeding import rng_for
 from assay.item import Item
 from assay.rubric.criterion import Criterion, CriterionKind
 from assay.testing.prompts import CriterionView
-from assay.verdict import Verdict, VerdictLabel
+from assay.verdict import Decision, Verdict
 
 
 @dataclass
@@ -132,7 +132,7 @@ def _criterion(item: Item | None, criterion_id: str) -> Criterion | None:
 
 def _answer(label: Verdict, criterion: Criterion | None) -> str:
     if label.option is None:
-        return str(label.verdict)  # a StrEnum: its value (a label without option has a verdict)
+        return str(label.decision)  # a StrEnum: its value (a label without option has a decision)
     if criterion is not None:
         try:
             return criterion.option(label.option).label  # the exact label the judge is shown
@@ -143,8 +143,8 @@ def _answer(label: Verdict, criterion: Criterion | None) -> str:
 
 def _changed(label: Verdict, criterion: Criterion | None) -> Verdict:
     if label.option is None:
-        flipped = VerdictLabel.UNMET if label.verdict is VerdictLabel.MET else VerdictLabel.MET
-        return label.model_copy(update={"verdict": flipped})
+        flipped = Decision.UNMET if label.decision is Decision.MET else Decision.MET
+        return label.model_copy(update={"decision": flipped})
     if criterion is None:
         return label
     scored = [o.label for o in criterion.options if not o.na]
