@@ -20,11 +20,11 @@ import asyncio
 import random
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from fake_judge_process import start_fake_judge
 
 from assay.evidence import Chunk, KnowledgeBase, build_kb
 from assay.evidence.kb import write_kb
@@ -33,26 +33,13 @@ from assay.generate import Query, agenerate, read_queries
 SAMPLE = Path(__file__).parents[1] / "examples" / "generate"
 
 
-def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from assay.cli import main; main()", "fake-judge", "--port", "0",
-         "--latency-ms", str(latency_ms), "--stages", str(SAMPLE / "stages.yaml")],
-        stderr=subprocess.PIPE, text=True)
-    line = process.stderr.readline()
-    match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
-    if not match:
-        process.kill()
-        raise SystemExit(f"fake judge did not start: {line}")
-    return process, match.group(1)
-
-
 def queries(n: int) -> list[Query]:
     base = read_queries(SAMPLE / "queries.txt")
     return [Query.plain(f"{base[i % len(base)].text} (case {i})") for i in range(n)]
 
 
 async def pipeline(n: int, latency_ms: float, kb: KnowledgeBase) -> None:
-    process, url = start_server(latency_ms)
+    process, url = start_fake_judge(latency_ms, "--stages", str(SAMPLE / "stages.yaml"))
     model = f"openai-compatible:fake@{url}"
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -19,12 +19,11 @@ import argparse
 import asyncio
 import json
 import resource
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from fake_judge_process import start_fake_judge
 
 AXES = ["accuracy", "completeness", "communication_quality", "context_awareness",
         "instruction_following"]
@@ -64,27 +63,6 @@ def write_items(path: Path, n: int, *, own_rubric: bool) -> Path:
                 item["rubric"] = {"id": f"p{i}", "criteria": criteria(i)}
             out.write(json.dumps(item) + "\n")
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    assay = str(Path(sys.executable).parent / "assay")
-    proc = subprocess.Popen([assay, "fake-judge", "--port", str(port), "--latency-ms", str(latency_ms)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, f"http://127.0.0.1:{port}/v1"
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("fake judge did not start")
 
 
 async def bare_client(base_url: str, n: int, concurrency: int, body: dict) -> tuple[float, float]:
@@ -140,7 +118,7 @@ async def case_throughput(work: Path, n_items: int, concurrency: int, latency_ms
     from assay.runs.sources import ItemSource
 
     items = write_items(work / "hb500.jsonl", n_items, own_rubric=True)
-    proc, base_url = start_server(latency_ms)
+    proc, base_url = start_fake_judge(latency_ms)
     try:
         from assay.grading.grader import Grader, GradingConfig
         from assay.io import iter_items
@@ -191,7 +169,7 @@ async def case_memory(work: Path, n_items: int) -> None:
     (work / "rubric.yaml").write_text(yaml.safe_dump({"id": "hb12", "criteria": criteria(0)}))
     from assay.io import read_rubric
 
-    proc, base_url = start_server(0)
+    proc, base_url = start_fake_judge(0)
     marks = sorted({m for m in (1000, 2000, 5000, 10000, 20000, 50000, 100000, n_items)
                     if m <= n_items})
     watch = MemoryWatch(marks)

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import aiohttp
 import orjson
+from fake_judge_process import start_fake_judge
 
 from assay.judges import JudgeRequest, ResponseCache, make_judge
 
@@ -44,19 +42,6 @@ def prompt(i: int) -> str:
     return (f'Grade the response against the criterion.\n<criterion id="c{i % 12}">The response '
             f"advises seeing a clinician if symptoms persist beyond {i % 7 + 2} days.</criterion>\n"
             f"<response>Rest, fluids, and see a doctor if it lasts more than 3 days. ({i})</response>")
-
-
-def start_server(latency_ms: float) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from assay.cli import main; main()", "fake-judge", "--port", "0",
-         "--latency-ms", str(latency_ms), "--policy", "MET"],
-        stderr=subprocess.PIPE, text=True)
-    line = process.stderr.readline()
-    match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
-    if not match:
-        process.kill()
-        raise SystemExit(f"fake judge did not start: {line}")
-    return process, match.group(1)
 
 
 async def bare_client(base_url: str, n: int, c: int) -> int:
@@ -106,7 +91,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="Best of this many rounds per client.")
     args = parser.parse_args()
     n, c = args.calls, args.concurrency
-    process, base_url = start_server(args.latency_ms)
+    process, base_url = start_fake_judge(args.latency_ms, "--policy", "MET")
     try:
         asyncio.run(bare_client(base_url, min(200, n), c))  # warm up both sides
         asyncio.run(assay_judge(base_url, min(200, n), c))
