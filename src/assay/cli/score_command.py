@@ -110,7 +110,7 @@ def _rescore_run(run: Path, *, formula, abstention, aggregate, seed, reward_norm
                                    f" use .{', .'.join(FORMATS)}"))
     store = RunStore.open(run)
     try:
-        scoring = run_scoring(store.config(), source=str(run), aggregate=aggregate,
+        scoring = run_scoring(store.config(), source=str(run), aggregation=aggregate,
                               abstention=abstention, formula=formula, seed=seed,
                               reward_normalization=reward_normalization, length_penalty=penalty,
                               judge=judge)

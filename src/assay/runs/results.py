@@ -53,12 +53,12 @@ class Scoring:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], **overrides: Any) -> Scoring:
-        """The scoring a run was configured with, with any of aggregate/abstention/formula changed."""
+        """The scoring a run was configured with, with any of aggregation/abstention/formula changed."""
         stored = config.get("scoring", {})
-        aggregate_text = overrides.get("aggregate") or stored.get("aggregation")
+        aggregation_text = overrides.get("aggregation") or stored.get("aggregation")
         abstention_text = overrides.get("abstention") or stored.get("abstention") or "skip"
         return cls(
-            aggregation=Aggregation.parse(aggregate_text),
+            aggregation=Aggregation.parse(aggregation_text),
             abstention=_abstention(abstention_text),
             formula=overrides.get("formula") or stored.get("formula") or "autorubric",
             judge_weights={j["id"]: j.get("weight", 1.0) for j in config.get("judges", [])},
@@ -240,11 +240,11 @@ def rescore_run(
     ``seed`` seeds the bootstrap (default: the run's master seed). The names are those of
     :class:`~assay.runs.options.RunOptions`.
     """
-    aggregate = renamed("aggregation", aggregation, "aggregate", aggregate)
+    aggregation = renamed("aggregation", aggregation, "aggregate", aggregate)
     store = RunStore.open(run)
     try:
         return score_run(store, run_scoring(
-            store.config(), source=str(run), aggregate=aggregate, abstention=abstention,
+            store.config(), source=str(run), aggregation=aggregation, abstention=abstention,
             formula=formula, seed=seed, reward_normalization=reward_normalization,
             length_penalty=length_penalty, judge=judge))
     finally:
@@ -255,7 +255,7 @@ def run_scoring(
     config: Mapping[str, Any],
     *,
     source: str | None = None,
-    aggregate: str | None = None,
+    aggregation: str | None = None,
     abstention: str | Abstention | None = None,
     formula: str | None = None,
     seed: int | None = None,
@@ -266,7 +266,7 @@ def run_scoring(
     """The :class:`Scoring` of a run's ``config`` with the given settings changed; a setting
     that cannot apply (an unknown judge, a normalisation without the reward formula) is an
     :class:`~assay.errors.InputError` rather than being ignored."""
-    scoring = Scoring.from_config(config, aggregate=aggregate, formula=formula)
+    scoring = Scoring.from_config(config, aggregation=aggregation, formula=formula)
     changes: dict[str, Any] = {}
     if abstention is not None:
         changes["abstention"] = _abstention(abstention)
