@@ -16,20 +16,31 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import yaml
 
 from assay.errors import InputError, Issue
 from assay.io.errors import Loc
 from assay.limits import MAX_ALIAS_NODES, MAX_DOCUMENT_BYTES, MAX_NESTING, too_deep
 
+if TYPE_CHECKING:
+    import yaml
+
 YAML_SUFFIXES = (".yaml", ".yml")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@functools.cache
+def _yaml() -> tuple[Any, Any, Any]:
+    """PyYAML with its fastest safe loader and dumper, imported when a YAML file is first read
+    or written (a JSONL-only command never loads it)."""
+    import yaml
+
+    return (yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader),
+            getattr(yaml, "CSafeDumper", yaml.SafeDumper))
 
 
 def is_yaml(path: str | Path) -> bool:
@@ -63,7 +74,8 @@ def load_document(path: str | Path, *, source: str | None = None) -> Any:
 def _load_yaml(data: bytes, name: str) -> Any:
     """Compose the node graph, check its nesting and how much its aliases expand, and only
     then build Python objects (an alias bomb is refused before it expands)."""
-    loader = _Loader(data)
+    yaml, loader_class, _ = _yaml()
+    loader = loader_class(data)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -117,6 +129,7 @@ def _graph_problem(root: yaml.Node) -> str | None:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    yaml = _yaml()[0]
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -128,7 +141,8 @@ def dump_document(obj: Any, path: str | Path) -> None:
     """Write ``obj`` as YAML (``.yaml``/``.yml``) or indented JSON (anything else)."""
     path = Path(path)
     if is_yaml(path):
-        text = yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        yaml, _, dumper = _yaml()
+        text = yaml.dump(obj, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
         path.write_text(text, encoding="utf-8")
     else:
         path.write_bytes(orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n")
@@ -144,8 +158,9 @@ def line_finder(path: str | Path) -> Callable[[Loc], int | None]:
 
     def line_of(loc: Loc) -> int | None:
         if not root:
+            yaml, loader_class, _ = _yaml()
             try:
-                root.append(yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=_Loader))
+                root.append(yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=loader_class))
             except (yaml.YAMLError, OSError, UnicodeDecodeError):
                 root.append(None)
         node = root[0]
@@ -162,6 +177,7 @@ def line_finder(path: str | Path) -> Callable[[Loc], int | None]:
 
 
 def _child(node: Any, part: str | int) -> Any:
+    yaml = _yaml()[0]
     if isinstance(node, yaml.MappingNode) and isinstance(part, str):
         for key, value in node.value:
             if getattr(key, "value", None) == part:
