@@ -146,3 +146,60 @@ def test_an_edited_reference_is_written_into_ideal_completions_data(example):
 
 def test_read_examples_streams_the_raw_objects(healthbench_dev_path, dev_rows):
     assert list(read_examples(healthbench_dev_path)) == dev_rows
+
+
+def _mutations(example):
+    """The example with one part of its shape broken (or merely unusual) at a time."""
+    def changed(path, value):
+        row = json.loads(json.dumps(example))
+        *head, last = path
+        target = row
+        for key in head:
+            target = target[key]
+        if value is KeyError:
+            del target[last]
+        else:
+            target[last] = value
+        return row
+
+    broken = [
+        (("prompt_id",), 7), (("prompt_id",), KeyError), (("prompt",), "hi"), (("prompt", 0), "hi"),
+        (("prompt", 0, "role"), None), (("prompt", 0, "content"), 3), (("rubrics",), {}),
+        (("rubrics", 0), []), (("rubrics", 0, "criterion"), 1), (("rubrics", 0, "points"), "8"),
+        (("rubrics", 0, "points"), True), (("rubrics", 0, "points"), KeyError),
+        (("rubrics", 0, "tags"), "axis:accuracy"), (("rubrics", 0, "tags"), [1]),
+        (("example_tags",), None), (("example_tags",), ["a", 2]), (("canary",), 5),
+        (("ideal_completions_data",), "text"), (("ideal_completions_data",), {1: "x"}),
+        (("ideal_completions_data",), None), (("canary",), KeyError),
+        (("ideal_completions_data",), KeyError), (("prompt", 0, "name"), "extra is allowed"),
+        (("rubrics", 0, "points"), 2.5), (("extra_key",), {"kept": True}),
+    ]
+    return [changed(path, value) for path, value in broken]
+
+
+def test_the_quick_shape_check_never_passes_a_row_the_model_refuses(example):
+    from pydantic import ValidationError
+
+    from assay.io.healthbench import HealthBenchExample, _well_formed
+
+    assert _well_formed(example)
+    passed = refused = 0
+    for row in _mutations(example):
+        try:
+            HealthBenchExample.model_validate(row)
+        except ValidationError:
+            refused += 1
+            assert not _well_formed(row), row
+        else:
+            passed += _well_formed(row)
+    assert refused >= 15 and passed >= 5  # both sides of the check are exercised
+
+
+def test_a_malformed_row_is_still_reported_with_healthbench_field_names(example):
+    from assay.errors import InputError
+
+    example["rubrics"][1]["points"] = "eight"
+    with pytest.raises(InputError) as caught:
+        example_to_item(example, source="dev.jsonl", line=3)
+    assert [str(i) for i in caught.value.issues] == [
+        'dev.jsonl:3: rubrics[1].points: expected a number, got "eight"']
