@@ -201,9 +201,15 @@ def _item_fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 def _criterion_fields(entry: dict[str, Any]) -> dict[str, Any]:
     points = entry["points"]
-    axis = next((t.removeprefix("axis:") for t in entry["tags"] if t.startswith("axis:")), None)
+    axis = None
+    for tag in entry["tags"]:
+        if tag.startswith("axis:"):
+            axis = tag[5:]
+            break
     fields: dict[str, Any] = {"text": entry["criterion"], "weight": points, "tags": entry["tags"],
                               "axis": axis, "provenance": {"source": "physician"}}
+    if type(points) is int and len(entry) == len(ENTRY_KEYS):  # the usual entry: nothing to keep
+        return fields
     kept: dict[str, Any] = {}
     if isinstance(points, float) and points.is_integer():
         kept["float_points"] = True
