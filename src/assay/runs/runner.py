@@ -215,8 +215,9 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
 
         slots = remote_slots(slots, judge_configs, pool)
     grader = Grader(grading, example_pools=pools)
+    items_in_input = source.total()  # counted once (a file is read through to count its lines)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
-        progress = run_progress(source.total(), quiet=options.quiet)
+        progress = run_progress(items_in_input, quiet=options.quiet)
     # Locally --concurrency sets each judge's requests in flight (see arun); on Ray the workers
     # keep their own limits and it bounds the calls the engine keeps outstanding, as before.
     engine = Engine(store, grader, slots, rubric=options.rubric,
@@ -263,7 +264,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     item_issues = [replace(i, source=i.source or where) for i in outcome.issues]
     return RunReport(run_dir, status, scores, totals, manifest, outcome,
                      [*source.issues, *item_issues], source.skipped_without_response,
-                     source.total(), missing)
+                     items_in_input, missing)
 
 
 def _sessions(store: RunStore) -> list[dict[str, Any]]:
