@@ -68,7 +68,14 @@ class Rubric(BaseModel):
         return self
 
     def _number_repeated_texts(self) -> None:
-        derived = [i for i, c in enumerate(self.criteria) if c.id == derive_criterion_id(c.text)]
+        derived, bases = [], []
+        for i, c in enumerate(self.criteria):
+            base = derive_criterion_id(c.text)
+            if c.id == base:
+                derived.append(i)
+                bases.append(base)
+        if len(set(bases)) == len(bases):  # no text repeated: every id is already its own
+            return
         wanted = positional_criterion_ids([self.criteria[i].text for i in derived])
         for index, criterion_id in zip(derived, wanted, strict=True):
             if self.criteria[index].id != criterion_id:  # a copy: the same object may be shared
