@@ -303,7 +303,7 @@ def _self_signed(tmp_path):
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(minutes=1))
@@ -338,3 +338,38 @@ async def test_https_verifies_the_server_and_keeps_the_connection(raw, tmp_path,
     await trusted.aclose()
     assert [r.body for r in results] == [b"ok"] * 3
     assert server.connections == 1  # the refused handshake never got a reply: one kept alive
+
+
+def test_origins_keep_the_prefix_default_ports_and_ipv6_literals():
+    assert Origin.parse("https://api.example.com/v1/") == Origin("https", "api.example.com", 443, "/v1")
+    assert Origin.parse("http://[::1]:8000").host_header == "[::1]:8000"
+    assert Origin.parse("http://[::1]/v1").target("/chat") == "/v1/chat"
+    assert Origin.parse("https://h:443/x").host_header == "h"
+    with pytest.raises(ValueError):
+        Origin.parse("ftp://h/x")
+
+
+async def test_a_header_with_a_line_break_is_refused_without_showing_its_value(raw):
+    server = await raw(lambda n, r: OK)
+    t = Transport(server.url(), headers={}, timeout_s=5.0,
+                  secret_headers={"Authorization": Secret(f"Bearer {KEY}\r\nX-Evil: 1")})
+    result = await t.post_json("/x", BODY)
+    await t.aclose()
+    assert result.kind is FailureKind.TRANSPORT and "Authorization" in result.message
+    assert KEY not in result.message and not server.requests
+
+
+async def test_closing_the_transport_fails_callers_waiting_for_a_connection(raw):
+    async def slow(n, r):
+        await asyncio.sleep(0.05)
+        return OK
+
+    server = await raw(slow)
+    t = transport(server.url(), max_connections=1)
+    calls = [asyncio.create_task(t.post_json("/x", BODY)) for _ in range(3)]
+    while not server.requests:
+        await asyncio.sleep(0.005)
+    await t.aclose()
+    results = await asyncio.gather(*calls)
+    assert results[0].body == b"ok"
+    assert [r.kind for r in results[1:]] == [FailureKind.TRANSPORT] * 2

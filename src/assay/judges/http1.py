@@ -14,11 +14,12 @@ costs about 0.3 ms of CPU per call; this one costs a fraction of it.
   sent once more on a fresh connection, as urllib3 and httpx do; any other failure raises.
 * **Replies**: ``Content-Length``, chunked or read-to-EOF bodies; 1xx replies skipped; headers
   as a case-insensitive :class:`multidict.CIMultiDict`. Requests say ``Accept-Encoding:
-  identity`` (:data:`ACCEPT_ENCODING`): a judge's reply is a few hundred bytes of JSON on a
+  identity`` (the transport's default headers): a judge's reply is a few hundred bytes of JSON on a
   client whose CPU is the bottleneck, so decompressing costs more than the bytes it saves; a
   server that compresses anyway (``Content-Encoding: gzip`` or ``deflate``) is still decoded.
 * **Errors** raise ``OSError`` (refused, reset, DNS, TLS: ``ssl.SSLError`` is one) or
-  :class:`ProtocolError` (a malformed reply); the caller bounds time with ``asyncio.timeout``.
+  :class:`ProtocolError`, a ``ValueError`` (a malformed reply); the caller bounds time with
+  ``asyncio.timeout``.
 
 Example (needs a server, so shown, not run)::
 
@@ -49,11 +50,10 @@ import httptools
 from multidict import CIMultiDict
 
 IDLE_S = 30.0  # an idle connection older than this is closed, not reused
-ACCEPT_ENCODING = "identity"
 Reply = tuple[int, CIMultiDict[str], bytes]
 
 
-class ProtocolError(Exception):
+class ProtocolError(ValueError):
     """The server's reply is not valid HTTP/1.1."""
 
 
@@ -118,16 +118,19 @@ def _decoded(body: bytes, encoding: str | None) -> bytes:
 class _Connection(asyncio.Protocol):
     """One socket and its parser; :meth:`send` writes a request, the future gets its reply."""
 
+    transport: asyncio.Transport  # set by connection_made, before create_connection returns
+
     def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
         self.parser = httptools.HttpResponseParser(self)
         self.waiter: asyncio.Future[Reply] | None = None
         self.open = True  # False once the server ended it or it must not be reused
         self.received = False  # some byte of the current reply arrived
         self.reused = False
         self.idle_since = 0.0
-        self._status, self._headers, self._body = 0, [], []
-        self._until_eof = False
+        self._status, self._until_eof = 0, False
+        self._header_list: list[tuple[str, str]] = []
+        self._headers: CIMultiDict[str] = CIMultiDict()
+        self._body: list[bytes] = []
 
     def send(self, data: bytes) -> asyncio.Future[Reply]:
         self.waiter = waiter = asyncio.get_running_loop().create_future()
@@ -137,8 +140,7 @@ class _Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self.open = False
-        if self.transport is not None:
-            self.transport.abort()
+        self.transport.abort()
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -167,15 +169,16 @@ class _Connection(asyncio.Protocol):
 
     # httptools callbacks
     def on_message_begin(self) -> None:
-        self._status, self._headers, self._body, self._until_eof = 0, [], [], False
+        self._status, self._header_list, self._body, self._until_eof = 0, [], [], False
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+        self._header_list.append((name.decode("latin-1"), value.decode("latin-1")))
 
     def on_headers_complete(self) -> None:
         self._status = status = self.parser.get_status_code()
-        self._until_eof = status >= 200 and status not in (204, 304) and not any(
-            name.lower() in ("content-length", "transfer-encoding") for name, _ in self._headers)
+        self._headers = headers = CIMultiDict(self._header_list)
+        self._until_eof = (status >= 200 and status not in (204, 304)
+                           and "Content-Length" not in headers and "Transfer-Encoding" not in headers)
 
     def on_body(self, body: bytes) -> None:
         self._body.append(body)
@@ -192,7 +195,7 @@ class _Connection(asyncio.Protocol):
         waiter, self.waiter = self.waiter, None
         if waiter is None or waiter.done():  # cancelled meanwhile
             return
-        headers = CIMultiDict(self._headers)
+        headers = self._headers
         try:
             body = _decoded(b"".join(self._body), headers.get("Content-Encoding"))
         except zlib.error as exc:

@@ -15,16 +15,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from assay.judges.http1 import ACCEPT_ENCODING, Origin, Pool, ProtocolError, header_lines, request_head
 from assay.judges.secrets import Secret, redact
 from assay.judges.types import Failure, FailureKind
 
+if TYPE_CHECKING:  # the client (and TLS) loads with the first request: a run served wholly
+    from assay.judges.http1 import Pool  # from the response cache never pays for it
+
+# identity: small JSON replies cost more CPU to inflate than they save (see assay.judges.http1)
 _JSON = {"Content-Type": "application/json", "Accept": "application/json",
-         "Accept-Encoding": ACCEPT_ENCODING, "User-Agent": "assay"}
+         "Accept-Encoding": "identity", "User-Agent": "assay"}
 
 
 @dataclass(slots=True)
@@ -79,6 +82,8 @@ class Transport:
         if self._session is None or self._session.closed or self._loop is not loop:
             if self._session is not None and self._loop is loop:
                 self._session.close()
+            from assay.judges.http1 import Origin, Pool
+
             self._session = Pool(Origin.parse(self.base_url), self._max_connections)
             self._loop = loop
         return self._session
@@ -89,6 +94,8 @@ class Transport:
         key = (method, path)
         head = self._heads.get(key)
         if head is None:
+            from assay.judges.http1 import Origin, header_lines, request_head
+
             origin = Origin.parse(self.base_url)
             headers = dict(self._headers)
             headers.update({k: v.reveal() for k, v in self._secret_headers.items()})
@@ -112,7 +119,7 @@ class Transport:
         except TimeoutError:
             return Failure(FailureKind.TIMEOUT, f"no reply within {timeout_s:g} s" if timeout_s
                            else "the request timed out")
-        except (OSError, ProtocolError, ValueError) as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a bad URL, header or reply
             return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
 
     async def post_json(self, path: str, body: dict[str, Any],
