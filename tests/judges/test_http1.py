@@ -13,7 +13,7 @@ import zlib
 import orjson
 import pytest
 
-from assay.judges.http1 import Origin, Pool, request_head
+from assay.judges.http1 import Origin, Pool, request_head, with_body
 from assay.judges.retry import parse_retry_after
 from assay.judges.secrets import Secret
 from assay.judges.transport import HttpResult, Transport
@@ -278,7 +278,7 @@ async def test_an_idle_connection_older_than_the_idle_limit_is_not_reused(raw):
     server = await raw(lambda n, r: OK)
     origin = Origin.parse(server.url())
     pool = Pool(origin, idle_s=0.0)
-    request = request_head("GET", origin.target("/x"), origin.host_header, b"")
+    request = with_body(request_head("GET", origin.target("/x"), origin.host_header, b""), None)
     replies = [await pool.request(request) for _ in range(2)]
     await pool.aclose()
     assert [r[2] for r in replies] == [b"ok", b"ok"] and server.connections == 2

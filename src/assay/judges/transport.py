@@ -100,7 +100,7 @@ class Transport:
             headers = dict(self._headers)
             headers.update({k: v.reveal() for k, v in self._secret_headers.items()})
             head = request_head(method, origin.target(path), origin.host_header,
-                                header_lines(headers))[:-2]  # the blank line comes later
+                                header_lines(headers))
             self._heads[key] = head
         return head
 
@@ -108,8 +108,9 @@ class Transport:
                        timeout_s: float | None) -> HttpResult | Failure:
         try:
             pool = self._open()
-            data = self._head(method, path)
-            data += b"\r\n" if body is None else b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
+            head = self._head(method, path)  # (http1.with_body, inline: once per call)
+            data = head + b"\r\n" if body is None else b"%bContent-Length: %d\r\n\r\n%b" % (
+                head, len(body), body)
             if timeout_s is None:
                 status, headers, payload = await pool.request(data)
             else:
