@@ -335,9 +335,13 @@ async def test_https_verifies_the_server_and_keeps_the_connection(raw, tmp_path,
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # the default context now trusts it
     trusted = transport(server.url("https"))
     results = [await trusted.post_json("/x", BODY) for _ in range(3)]
+    context = trusted._ssl_context
     await trusted.aclose()
-    assert [r.body for r in results] == [b"ok"] * 3
-    assert server.connections == 1  # the refused handshake never got a reply: one kept alive
+    results.append(await trusted.post_json("/x", BODY))  # reopened after aclose: same context
+    await trusted.aclose()
+    assert [r.body for r in results] == [b"ok"] * 4 and trusted._ssl_context is context
+    # the refused handshake never reached the handler; one connection kept alive, one after aclose
+    assert server.connections == 2
 
 
 def test_origins_keep_the_prefix_default_ports_and_ipv6_literals():

@@ -220,9 +220,12 @@ class _Connection(asyncio.Protocol):
 class Pool:
     """Keep-alive connections to one :class:`Origin` (TLS for ``https``, one SSL context)."""
 
-    def __init__(self, origin: Origin, max_connections: int = 0, idle_s: float = IDLE_S):
+    def __init__(self, origin: Origin, max_connections: int = 0, idle_s: float = IDLE_S,
+                 ssl_context: ssl.SSLContext | None = None):
         self.origin = origin
-        self._ssl = ssl.create_default_context() if origin.scheme == "https" else None
+        self._ssl = None
+        if origin.scheme == "https":  # (loading the CA store takes milliseconds: share it)
+            self._ssl = ssl_context or ssl.create_default_context()
         self._max = max_connections
         self._idle_s = idle_s
         self._idle: deque[_Connection] = deque()  # newest last: reuse from the right

@@ -23,7 +23,9 @@ from assay.judges.secrets import Secret, redact
 from assay.judges.types import Failure, FailureKind
 
 if TYPE_CHECKING:  # the client (and TLS) loads with the first request: a run served wholly
-    from assay.judges.http1 import Pool  # from the response cache never pays for it
+    import ssl  # from the response cache never pays for them
+
+    from assay.judges.http1 import Pool
 
 # identity: small JSON replies cost more CPU to inflate than they save (see assay.judges.http1)
 _JSON = {"Content-Type": "application/json", "Accept": "application/json",
@@ -56,6 +58,7 @@ class Transport:
         self._max_connections = max_connections
         self._session: Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._ssl_context: ssl.SSLContext | None = None
         self._heads: dict[tuple[str, str], bytes] = {}  # (method, path) -> request head
         self.base_url = base_url
 
@@ -84,7 +87,12 @@ class Transport:
                 self._session.close()
             from assay.judges.http1 import Origin, Pool
 
-            self._session = Pool(Origin.parse(self.base_url), self._max_connections)
+            origin = Origin.parse(self.base_url)
+            if origin.scheme == "https" and self._ssl_context is None:
+                import ssl
+
+                self._ssl_context = ssl.create_default_context()  # once per Transport
+            self._session = Pool(origin, self._max_connections, ssl_context=self._ssl_context)
             self._loop = loop
         return self._session
 
