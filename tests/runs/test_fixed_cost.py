@@ -90,8 +90,9 @@ def test_writing_a_manifest_does_not_import_numpy(tmp_path):
 def test_package_versions_are_looked_up_once_and_handed_out_as_copies(monkeypatch):
     manifest._package_versions.cache_clear()
     lookups: list[str] = []
-    real = manifest.metadata.version
-    monkeypatch.setattr(manifest.metadata, "version", lambda name: lookups.append(name) or real(name))
+    real = manifest.metadata.distribution  # each version is read from its distribution
+    monkeypatch.setattr(manifest.metadata, "distribution",
+                        lambda name: lookups.append(name) or real(name))
     first = manifest.package_versions()
     first["assay"] = "changed by a caller"
     second = manifest.package_versions()
