@@ -45,7 +45,7 @@ from assay.grading.parse import (
     parse_criterion_reply,
     parse_item_reply,
 )
-from assay.grading.prompts import criterion_messages, item_messages
+from assay.grading.prompts import criterion_messages, healthbench_messages, item_messages
 from assay.grading.shuffle import identity, option_permutation
 from assay.grading.templates import Template, builtin_template, load_template
 from assay.item import Item
@@ -222,7 +222,11 @@ class Grader:
                 schema=schemas.per_item_schema(list(criteria)),
                 template_version=template.version, perms=perms, per_item=True)]
         calls = []
-        for c in criteria:
+        # HealthBench's one template serves every criterion: render the conversation once
+        shared = self._templates["all"] if self.config.healthbench else None
+        rendered = (healthbench_messages(shared, item, criteria)
+                    if shared is not None and shared.reply != "bracket" else None)
+        for i, c in enumerate(criteria):
             template = self.template_for(c)
             if template.reply == "bracket":
                 if c.is_multi_choice:
@@ -235,7 +239,7 @@ class Grader:
             hb = template.style == "healthbench"
             calls.append(PlannedCall(
                 key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
-                messages=criterion_messages(
+                messages=rendered[i] if rendered is not None else criterion_messages(
                     template, item, c, rubric=rubric, perm=perm, examples=examples,
                     reasons=bool(self.config.few_shot and self.config.few_shot.include_reason)),
                 # simple-evals asks for no response format: it parses the fenced JSON itself.
