@@ -154,6 +154,9 @@ def test_the_fast_prompt_hash_is_the_hash_of_the_standard_librarys_json():
         messages = ({"role": "system", "content": text}, {"role": "user", "content": text[::-1]})
         expected = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()
         assert prompt_hash(messages) == expected, repr(text)
+    for shape in [(), ({},), ({"role": "user", "content": "a", "name": "n"}, {"content": ""})]:
+        expected = hashlib.sha256(json.dumps(shape, ensure_ascii=False).encode()).hexdigest()
+        assert prompt_hash(shape) == expected, shape
     odd = ({"role": "user", "content": [{"type": "text", "text": "x"}]},)  # not str -> str
     assert prompt_hash(odd) == hashlib.sha256(json.dumps(odd, ensure_ascii=False).encode()).hexdigest()
 

@@ -164,18 +164,34 @@ def prompt_hash(messages: Sequence[dict[str, Any]]) -> str:
 
 
 def _plain_messages_json(messages: Sequence[Any]) -> bytes | None:
-    """The standard library's JSON bytes for a list of str -> str dicts, else None."""
-    parts = []
+    """The standard library's JSON bytes for a list of str -> str dicts, else None.
+
+    The pieces are joined once at the end (a prompt is kilobytes: each ``+`` would copy it)."""
+    out = [b"["]
     for message in messages:
         if type(message) is not dict:
             return None
-        fields = []
+        out.append(b"{" if len(out) == 1 else b", {")
+        first = True
         for key, value in message.items():
             if type(key) is not str or type(value) is not str:
                 return None
-            fields.append(orjson.dumps(key) + b": " + orjson.dumps(value))
-        parts.append(b"{" + b", ".join(fields) + b"}")
-    return b"[" + b", ".join(parts) + b"]"
+            key_json = _KEY_JSON.get(key)
+            if key_json is None:
+                key_json = orjson.dumps(key) + b": "
+                if len(_KEY_JSON) < 64:
+                    _KEY_JSON[key] = key_json
+            if not first:
+                out.append(b", ")
+            first = False
+            out.append(key_json)
+            out.append(orjson.dumps(value))
+        out.append(b"}")
+    out.append(b"]")
+    return b"".join(out)
+
+
+_KEY_JSON: dict[str, bytes] = {}  # "role" -> b'"role": ' (message keys are a handful of words)
 
 
 def call_key(item_id: str, judge: str, criterion_ids: Sequence[str]) -> str:
