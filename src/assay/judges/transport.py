@@ -1,4 +1,5 @@
-"""The HTTP transport: one pooled aiohttp session per endpoint, JSON in and out with orjson.
+"""The HTTP transport: one pool of keep-alive HTTP/1.1 connections per endpoint
+(:mod:`assay.judges.http1`), JSON in and out with orjson.
 
 Failures are turned into :class:`~assay.judges.types.Failure` values with secrets redacted; the
 transport itself never raises for network trouble.
@@ -21,10 +22,14 @@ import orjson
 from assay.judges.secrets import Secret, redact
 from assay.judges.types import Failure, FailureKind
 
-if TYPE_CHECKING:  # aiohttp (and the TLS stack under it) loads with the first request: a run
-    import aiohttp  # served wholly from the response cache never pays for it
+if TYPE_CHECKING:  # the client (and TLS) loads with the first request: a run served wholly
+    import ssl  # from the response cache never pays for them
 
-_JSON = {"Content-Type": "application/json", "Accept": "application/json"}
+    from assay.judges.http1 import Pool
+
+# identity: small JSON replies cost more CPU to inflate than they save (see assay.judges.http1)
+_JSON = {"Content-Type": "application/json", "Accept": "application/json",
+         "Accept-Encoding": "identity", "User-Agent": "assay"}
 
 
 @dataclass(slots=True)
@@ -35,7 +40,7 @@ class HttpResult:
 
 
 class Transport:
-    """A lazily opened, connection-reusing aiohttp session for one base URL."""
+    """A lazily opened, connection-reusing HTTP/1.1 client for one base URL."""
 
     def __init__(
         self,
@@ -46,14 +51,28 @@ class Transport:
         secret_headers: dict[str, Secret] | None = None,
         max_connections: int = 0,
     ):
-        self.base_url = base_url.rstrip("/")
-        self._headers = {**_JSON, **headers}
+        merged = {k.lower(): (k, v) for k, v in {**_JSON, **headers}.items()}  # last one wins
+        self._headers = dict(merged.values())
         self._secret_headers = secret_headers or {}
         self._timeout_s = timeout_s  # None: the caller bounds each request
-        self._last_timeout: aiohttp.ClientTimeout | None = None
         self._max_connections = max_connections
-        self._session: aiohttp.ClientSession | None = None
+        self._session: Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._ssl_context: ssl.SSLContext | None = None
+        self._heads: dict[tuple[str, str], bytes] = {}  # (method, path) -> request head
+        self.base_url = base_url
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    @base_url.setter
+    def base_url(self, url: str) -> None:  # a new endpoint: new connections
+        self._base_url = url.rstrip("/")
+        self._heads.clear()
+        if self._session is not None and self._loop is not None and not self._loop.is_closed():
+            self._session.close()
+        self._session = None
 
     def __repr__(self) -> str:
         return f"Transport({self.base_url!r})"
@@ -61,65 +80,68 @@ class Transport:
     def url(self, path: str) -> str:
         return self.base_url + path
 
-    def _open(self) -> aiohttp.ClientSession:
+    def _open(self) -> Pool:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
-            import aiohttp
+            if self._session is not None and self._loop is loop:
+                self._session.close()
+            from assay.judges.http1 import Origin, Pool
 
-            headers = dict(self._headers)
-            headers.update({k: v.reveal() for k, v in self._secret_headers.items()})
-            connector = aiohttp.TCPConnector(
-                limit=self._max_connections, ttl_dns_cache=300, keepalive_timeout=30
-            )
-            self._session = aiohttp.ClientSession(
-                headers=headers, timeout=aiohttp.ClientTimeout(total=self._timeout_s),
-                connector=connector, trust_env=False
-            )
+            origin = Origin.parse(self.base_url)
+            if origin.scheme == "https" and self._ssl_context is None:
+                import ssl
+
+                self._ssl_context = ssl.create_default_context()  # once per Transport
+            self._session = Pool(origin, self._max_connections, ssl_context=self._ssl_context)
             self._loop = loop
         return self._session
+
+    def _head(self, method: str, path: str) -> bytes:
+        """The request line and every header but Content-Length, built once per path. Secret
+        headers are revealed here, into the bytes on the wire, and nowhere else."""
+        key = (method, path)
+        head = self._heads.get(key)
+        if head is None:
+            from assay.judges.http1 import Origin, header_lines, request_head
+
+            origin = Origin.parse(self.base_url)
+            headers = dict(self._headers)
+            headers.update({k: v.reveal() for k, v in self._secret_headers.items()})
+            head = request_head(method, origin.target(path), origin.host_header,
+                                header_lines(headers))
+            self._heads[key] = head
+        return head
+
+    async def _request(self, method: str, path: str, body: bytes | None,
+                       timeout_s: float | None) -> HttpResult | Failure:
+        try:
+            pool = self._open()
+            head = self._head(method, path)  # (http1.with_body, inline: once per call)
+            data = head + b"\r\n" if body is None else b"%bContent-Length: %d\r\n\r\n%b" % (
+                head, len(body), body)
+            if timeout_s is None:
+                status, headers, payload = await pool.request(data)
+            else:
+                async with asyncio.timeout(timeout_s):
+                    status, headers, payload = await pool.request(data)
+            return HttpResult(status, headers, payload)
+        except TimeoutError:
+            return Failure(FailureKind.TIMEOUT, f"no reply within {timeout_s:g} s" if timeout_s
+                           else "the request timed out")
+        except (OSError, ValueError) as exc:  # ValueError: a bad URL, header or reply
+            return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
 
     async def post_json(self, path: str, body: dict[str, Any],
                         timeout_s: float | None = None) -> HttpResult | Failure:
         """POST ``body`` as JSON; an :class:`HttpResult` for any HTTP status, a Failure if none."""
-        session = self._open()
-        import aiohttp  # loaded by _open: a lookup in sys.modules
-
-        timeout = None
-        if timeout_s is not None:
-            timeout = self._last_timeout
-            if timeout is None or timeout.total != timeout_s:
-                timeout = self._last_timeout = aiohttp.ClientTimeout(total=timeout_s)
-        try:
-            url, data = self.base_url + path, orjson.dumps(body)
-            # No timeout argument at all keeps the session's own (None would disable it).
-            request = (session.post(url, data=data, timeout=timeout) if timeout is not None
-                       else session.post(url, data=data))
-            async with request as response:
-                payload = await response.read()
-                return HttpResult(response.status, response.headers, payload)
-        except TimeoutError:
-            total = timeout_s if timeout_s is not None else self._timeout_s
-            return Failure(FailureKind.TIMEOUT, f"no reply within {total:g} s" if total
-                           else "the request timed out")
-        except aiohttp.ClientError as exc:
-            return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
-        except OSError as exc:
-            return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
+        return await self._request("POST", path, orjson.dumps(body),
+                                   timeout_s if timeout_s is not None else self._timeout_s)
 
     async def get(self, path: str, timeout_s: float = 5.0) -> HttpResult | Failure:
-        session = self._open()
-        import aiohttp  # loaded by _open
-        try:
-            async with session.get(
-                self.base_url + path, timeout=aiohttp.ClientTimeout(total=timeout_s)
-            ) as response:
-                return HttpResult(response.status, dict(response.headers), await response.read())
-        except TimeoutError:
-            return Failure(FailureKind.TIMEOUT, f"no reply within {timeout_s:g} s")
-        except (aiohttp.ClientError, OSError) as exc:
-            return Failure(FailureKind.TRANSPORT, redact(f"{type(exc).__name__}: {exc}"))
+        return await self._request("GET", path, None, timeout_s)
 
     async def aclose(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
-        self._session = None
+        session, self._session = self._session, None
+        # a pool opened on another (now closed) event loop went with it: nothing to close
+        if session is not None and self._loop is asyncio.get_running_loop():
+            await session.aclose()
