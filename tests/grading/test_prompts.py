@@ -154,5 +154,23 @@ def test_the_fast_prompt_hash_is_the_hash_of_the_standard_librarys_json():
         messages = ({"role": "system", "content": text}, {"role": "user", "content": text[::-1]})
         expected = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()
         assert prompt_hash(messages) == expected, repr(text)
+    for shape in [(), ({},), ({"role": "user", "content": "a", "name": "n"}, {"content": ""})]:
+        expected = hashlib.sha256(json.dumps(shape, ensure_ascii=False).encode()).hexdigest()
+        assert prompt_hash(shape) == expected, shape
     odd = ({"role": "user", "content": [{"type": "text", "text": "x"}]},)  # not str -> str
     assert prompt_hash(odd) == hashlib.sha256(json.dumps(odd, ensure_ascii=False).encode()).hexdigest()
+
+
+def test_healthbench_calls_render_the_conversation_once_with_the_same_bytes():
+    from assay.io import load_items
+    from assay.rubric import Rubric
+
+    grader = Grader(GradingConfig(templates={"all": "healthbench"}))
+    template = builtin_template("healthbench")
+    for item in load_items(EXAMPLES)[:3]:
+        # a response quoting the template's placeholders is filled as it always was
+        item = item.model_copy(update={"response": f"{item.reference} <<rubric_item>> <<conversation>>"})
+        rubric = Rubric(criteria=item.rubric.criteria)
+        calls = grader.plan(item, rubric, "j")
+        assert [call.messages for call in calls] == [
+            criterion_messages(template, item, c, rubric=rubric) for c in rubric.criteria]

@@ -78,6 +78,23 @@ def test_redaction_catches_unregistered_bearer_tokens():
     assert redact("Authorization: Bearer zyxwvutsrqpo9876") == "Authorization: Bearer [REDACTED]"
 
 
+@pytest.mark.parametrize("text", [
+    "Authorization: BEARER zyxwvutsrqpo9876", "basic dXNlcjpwYXNzd29yZA==", "key SK-ABCDEFGH1234",
+    "sk-ant-abcdefgh12345678", "see https://me:hunter22@example.com/v1", "ſk-abcdefgh12345678",
+    "\u212aey bearer abcdefgh1234", "plain reply, nothing to scrub", '{"criteria_met": true}',
+    "a bearer of news", "Basic\tQWxhZGRpbjpvcGVu", "ftp://user:pw@host"])
+def test_the_quick_check_before_the_generic_pattern_never_skips_a_match(text):
+    from assay.judges import secrets
+
+    if secrets._GENERIC.search(text):
+        assert secrets._may_hold_generic(text)
+    registered = secrets._PATTERN  # other tests may have registered secrets: applied first
+    full = registered.sub("[REDACTED]", text) if registered is not None else text
+    full = secrets._GENERIC.sub(
+        lambda m: (m.group(1) or m.group(2) or m.group(3) or "") + "[REDACTED]", full)
+    assert redact(text) == full  # the pattern as it always ran
+
+
 def test_log_records_with_arguments_are_redacted(key, caplog):
     from assay.logs import get_logger
 

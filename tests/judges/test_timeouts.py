@@ -11,6 +11,7 @@ from assay.judges.timeouts import (
     DEFAULT_TIMEOUT_S,
     FIT_AFTER,
     FLOOR_S,
+    OUTCOMES,
     AttemptTimeouts,
     fitted_timeout,
 )
@@ -118,3 +119,39 @@ async def test_a_user_timeout_is_what_each_attempt_waits(serve):
         assert judge.attempt_timeout_s == 0.5  # not fitted to the 1 ms replies
         hung = await asyncio.wait_for(judge.ask(request("hung")), timeout=20)
     assert hung.ok and hung.attempts == 2
+
+
+async def test_one_watch_lets_go_only_the_attempts_past_their_deadline():
+    timeouts = AttemptTimeouts()
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.01)  # the floor: 0.25 s
+    loop = asyncio.get_running_loop()
+
+    async def attempt(wait: float) -> float:
+        async with timeouts.attempt():
+            sent = loop.time()
+            try:
+                await asyncio.sleep(wait)
+            except TimeoutError:  # the deadline is raised at the ``async with``, not here
+                raise AssertionError("not a TimeoutError inside the attempt") from None
+        return loop.time() - sent
+
+    results = await asyncio.gather(*(attempt(0.01) for _ in range(5)), attempt(3600),
+                                   return_exceptions=True)
+    assert all(isinstance(r, float) for r in results[:5]) and isinstance(results[5], TimeoutError)
+    assert not timeouts._open and timeouts._watch is None  # nothing left scheduled
+
+
+async def test_an_attempt_in_flight_is_not_let_go_before_a_lengthened_deadline():
+    timeouts = AttemptTimeouts(ceiling_s=1.0)
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.01)  # 0.25 s
+    loop = asyncio.get_running_loop()
+    sent = loop.time()
+    with pytest.raises(TimeoutError):
+        async with timeouts.attempt() as attempt:
+            for _ in range(OUTCOMES // 2):
+                timeouts.timed_out(0.25)  # half of the recent outcomes: the timeout doubles
+            assert attempt.limit == timeouts.seconds == 0.5
+            await asyncio.sleep(3600)
+    assert loop.time() - sent >= 0.5  # the watch set for 0.25 s looked again and waited

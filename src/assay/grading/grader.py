@@ -45,7 +45,7 @@ from assay.grading.parse import (
     parse_criterion_reply,
     parse_item_reply,
 )
-from assay.grading.prompts import criterion_messages, item_messages
+from assay.grading.prompts import criterion_messages, healthbench_messages, item_messages
 from assay.grading.shuffle import identity, option_permutation
 from assay.grading.templates import Template, builtin_template, load_template
 from assay.item import Item
@@ -164,18 +164,34 @@ def prompt_hash(messages: Sequence[dict[str, Any]]) -> str:
 
 
 def _plain_messages_json(messages: Sequence[Any]) -> bytes | None:
-    """The standard library's JSON bytes for a list of str -> str dicts, else None."""
-    parts = []
+    """The standard library's JSON bytes for a list of str -> str dicts, else None.
+
+    The pieces are joined once at the end (a prompt is kilobytes: each ``+`` would copy it)."""
+    out = [b"["]
     for message in messages:
         if type(message) is not dict:
             return None
-        fields = []
+        out.append(b"{" if len(out) == 1 else b", {")
+        first = True
         for key, value in message.items():
             if type(key) is not str or type(value) is not str:
                 return None
-            fields.append(orjson.dumps(key) + b": " + orjson.dumps(value))
-        parts.append(b"{" + b", ".join(fields) + b"}")
-    return b"[" + b", ".join(parts) + b"]"
+            key_json = _KEY_JSON.get(key)
+            if key_json is None:
+                key_json = orjson.dumps(key) + b": "
+                if len(_KEY_JSON) < 64:
+                    _KEY_JSON[key] = key_json
+            if not first:
+                out.append(b", ")
+            first = False
+            out.append(key_json)
+            out.append(orjson.dumps(value))
+        out.append(b"}")
+    out.append(b"]")
+    return b"".join(out)
+
+
+_KEY_JSON: dict[str, bytes] = {}  # "role" -> b'"role": ' (message keys are a handful of words)
 
 
 def call_key(item_id: str, judge: str, criterion_ids: Sequence[str]) -> str:
@@ -222,7 +238,11 @@ class Grader:
                 schema=schemas.per_item_schema(list(criteria)),
                 template_version=template.version, perms=perms, per_item=True)]
         calls = []
-        for c in criteria:
+        # HealthBench's one template serves every criterion: render the conversation once
+        shared = self._templates["all"] if self.config.healthbench else None
+        rendered = (healthbench_messages(shared, item, criteria)
+                    if shared is not None and shared.reply != "bracket" else None)
+        for i, c in enumerate(criteria):
             template = self.template_for(c)
             if template.reply == "bracket":
                 if c.is_multi_choice:
@@ -235,7 +255,7 @@ class Grader:
             hb = template.style == "healthbench"
             calls.append(PlannedCall(
                 key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
-                messages=criterion_messages(
+                messages=rendered[i] if rendered is not None else criterion_messages(
                     template, item, c, rubric=rubric, perm=perm, examples=examples,
                     reasons=bool(self.config.few_shot and self.config.few_shot.include_reason)),
                 # simple-evals asks for no response format: it parses the fenced JSON itself.

@@ -171,6 +171,16 @@ def item_messages(
     return template.messages(values)
 
 
+def healthbench_messages(
+    template: Template, item: Item, criteria: Sequence[Criterion]
+) -> list[tuple[dict[str, str], ...]]:
+    """``criterion_messages(template, item, c)`` for each of ``criteria`` (a healthbench-style
+    template), with the conversation rendered and put in the template once for all of them:
+    the same bytes, as ``fill`` replaces the conversation first and the rubric item after."""
+    head = template.user.replace("<<conversation>>", healthbench_conversation(item))
+    return [template.wrap(head.replace("<<rubric_item>>", rubric_item_line(c))) for c in criteria]
+
+
 def healthbench_conversation(item: Item) -> str:
     """simple-evals: the prompt plus the response as the last assistant turn."""
     turns = [*((m.role, m.content) for m in item.messages), ("assistant", item.response or "")]

@@ -84,7 +84,11 @@ class Template:
         return _ASSAY_FIELD.sub(lambda m: values.get(m.group(1), ""), self.user)
 
     def messages(self, values: dict[str, str]) -> tuple[dict[str, str], ...]:
-        user = {"role": "user", "content": self.fill(values)}
+        return self.wrap(self.fill(values))
+
+    def wrap(self, content: str) -> tuple[dict[str, str], ...]:
+        """The messages of a call whose user message is ``content`` (a filled template)."""
+        user = {"role": "user", "content": content}
         if self.system:
             return ({"role": "system", "content": self.system}, user)
         return (user,)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import deque
 from collections.abc import Iterable
 from typing import Self
@@ -41,6 +42,7 @@ FLOOR_S = 0.25  # ... and never shorter than this
 WINDOW = 256  # reply latencies kept
 FIT_AFTER = 16  # replies seen before the first fit, and between refits
 OUTCOMES = 8  # recent attempts whose timeouts can double the timeout
+_RESOLUTION = time.get_clock_info("monotonic").resolution  # as the event loop's timers
 
 
 def fitted_timeout(latencies: Iterable[float], ceiling: float = DEFAULT_TIMEOUT_S) -> float:
@@ -56,6 +58,10 @@ class AttemptTimeouts:
     ``async with timeouts.attempt(n) as attempt:`` bounds one attempt whose call has already
     timed out ``n`` times; it raises :class:`TimeoutError` when ``attempt.limit`` passes.
     Report each reply's latency to :meth:`replied` and each timeout to :meth:`timed_out`.
+
+    One event-loop timer watches every attempt in flight (set for the nearest deadline), not
+    one timer each: an attempt costs no timer of its own and a refit no rescheduling, yet an
+    attempt is let go at its deadline, as :func:`asyncio.timeout` would let it go.
     """
 
     def __init__(self, timeout_s: float | None = None, *, ceiling_s: float = DEFAULT_TIMEOUT_S):
@@ -65,7 +71,10 @@ class AttemptTimeouts:
         self._latencies: deque[float] = deque(maxlen=WINDOW)
         self._since_fit = 0
         self._outcomes: deque[bool] = deque(maxlen=OUTCOMES)  # True: a timeout
-        self._open: set[_Attempt] = set()
+        self._open: dict[_Attempt, None] = {}  # attempts in flight
+        self._watch: asyncio.TimerHandle | None = None  # fires at the nearest deadline ...
+        self._watch_at = math.inf  # ... which is this (loop time)
+        self._watch_loop: asyncio.AbstractEventLoop | None = None
 
     def limit(self, timed_out_before: int = 0) -> float:
         """The timeout of an attempt whose call timed out ``timed_out_before`` times already."""
@@ -102,37 +111,93 @@ class AttemptTimeouts:
     def _set(self, seconds: float) -> None:
         if seconds != self.seconds:
             self.seconds = seconds
-            for attempt in self._open:
-                attempt.refit()
+            nearest = math.inf
+            for attempt in self._open:  # attempts in flight follow the refit
+                attempt.limit = self.limit(attempt._timed_out_before)
+                nearest = min(nearest, attempt._sent + attempt.limit)
+            if nearest < self._watch_at and self._watch_loop is not None:
+                self._watch_until(nearest, self._watch_loop)
+
+    def _opened(self, attempt: _Attempt, loop: asyncio.AbstractEventLoop) -> None:
+        if loop is not self._watch_loop:  # a new event loop: forget the last one's attempts
+            if self._watch is not None:
+                self._watch.cancel()
+            self._watch, self._watch_at, self._watch_loop = None, math.inf, loop
+            self._open = {a: None for a in self._open if a._loop is loop}
+        self._open[attempt] = None
+        deadline = attempt._sent + attempt.limit
+        if deadline < self._watch_at:
+            self._watch_until(deadline, loop)
+
+    def _closed(self, attempt: _Attempt) -> None:
+        self._open.pop(attempt, None)
+        if not self._open and self._watch is not None:  # nothing left to watch
+            self._watch.cancel()
+            self._watch, self._watch_at = None, math.inf
+
+    def _watch_until(self, deadline: float, loop: asyncio.AbstractEventLoop) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+        self._watch_at = deadline
+        self._watch = loop.call_at(deadline, self._expire)
+
+    def _expire(self) -> None:
+        """The watch timer: let go every attempt past its deadline, then watch the nearest."""
+        self._watch, self._watch_at = None, math.inf
+        loop = self._watch_loop
+        if loop is None or not self._open:
+            return
+        now = loop.time() + _RESOLUTION
+        nearest = math.inf
+        for attempt in list(self._open):
+            deadline = attempt._sent + attempt.limit
+            if deadline <= now:
+                del self._open[attempt]
+                attempt._expire()
+            elif deadline < nearest:
+                nearest = deadline
+        if nearest < math.inf:
+            self._watch_until(nearest, loop)
 
 
 class _Attempt:
-    """One attempt's deadline: an :func:`asyncio.timeout` that follows refits."""
+    """One attempt's deadline (send time + its limit, following refits). Past it, the attempt's
+    task is cancelled and the cancellation leaves the ``async with`` as :class:`TimeoutError`,
+    exactly as :func:`asyncio.timeout` does it."""
 
-    __slots__ = ("_owner", "_sent", "_timed_out_before", "_timer", "limit")
+    __slots__ = ("_cancelling", "_expired", "_loop", "_owner", "_sent", "_task",
+                 "_timed_out_before", "limit")
 
     def __init__(self, owner: AttemptTimeouts, timed_out_before: int):
         self._owner = owner
         self._timed_out_before = timed_out_before
-        self._timer: asyncio.Timeout | None = None
+        self._task: asyncio.Task | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._cancelling = 0
+        self._expired = False
         self._sent = 0.0
         self.limit = owner.limit(timed_out_before)
 
     async def __aenter__(self) -> Self:
         if not self._owner.fixed:  # a fixed timeout is the HTTP session's own
-            self._sent = asyncio.get_running_loop().time()
-            self._timer = asyncio.timeout_at(self._sent + self.limit)
-            await self._timer.__aenter__()
-            self._owner._open.add(self)
+            task = asyncio.current_task()
+            if task is None:
+                raise RuntimeError("an attempt's timeout works inside a task")
+            loop = task.get_loop()
+            self._task, self._loop, self._cancelling = task, loop, task.cancelling()
+            self._sent = loop.time()
+            self._owner._opened(self, loop)
         return self
 
     async def __aexit__(self, kind, error, trace) -> None:
-        if self._timer is not None:
-            self._owner._open.discard(self)
-            await self._timer.__aexit__(kind, error, trace)  # a cancel by the deadline: TimeoutError
+        task = self._task
+        if task is not None:
+            self._owner._closed(self)
+            if self._expired and task.uncancel() <= self._cancelling \
+                    and kind is asyncio.CancelledError:
+                raise TimeoutError from error  # our cancel, and no one else's: the deadline
 
-    def refit(self) -> None:
-        timer = self._timer
-        if timer is not None and not timer.expired():
-            self.limit = self._owner.limit(self._timed_out_before)
-            timer.reschedule(self._sent + self.limit)
+    def _expire(self) -> None:
+        if self._task is not None and not self._expired:
+            self._expired = True
+            self._task.cancel()
