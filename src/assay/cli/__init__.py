@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 # Pydantic looks for plugins in every installed distribution's entry points when the first model
 # is defined (≈50 ms of each command's start); the CLI uses none. PYDANTIC_DISABLE_PLUGINS= (set,
@@ -27,11 +28,11 @@ from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, 
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
-from assay.cli.app import app
+from assay.cli.app import app, app_for
 
 
 def main() -> None:
-    app()
+    app_for(sys.argv[1:])()
 
 
 __all__ = ["app", "main"]
