@@ -28,10 +28,11 @@ from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, 
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
-from assay.cli.app import app, app_for
+from assay.cli.app import app, app_for, own_process
 
 
 def main() -> None:
+    own_process()
     app_for(sys.argv[1:])()
 
 

@@ -7,6 +7,7 @@ aiohttp) inside the command functions, so ``assay --help`` stays fast.
 from __future__ import annotations
 
 import copy
+import gc
 
 import typer
 
@@ -66,3 +67,24 @@ def _command_name(command: typer.models.CommandInfo) -> str | None:
     if command.name:
         return command.name
     return typer.main.get_command_name(command.callback.__name__) if command.callback else None
+
+
+_OWN_PROCESS = False
+
+
+def own_process() -> None:
+    """Tune the collector for the ``assay`` process (called by its entry point only, never on
+    import: a host process that imports the CLI keeps its own settings). A command builds most
+    of its objects to keep them until exit, so the young generation is collected every 50,000
+    allocations instead of 700: the collector took ≈7% of a warm ``assay grade``'s CPU."""
+    global _OWN_PROCESS
+    _OWN_PROCESS = True
+    gc.set_threshold(50_000, 10, 10)
+
+
+def freeze_startup() -> None:
+    """Before a command's long phase, in the ``assay`` process only: what start-up built
+    (modules, classes, schemas) lives until exit, so the collector stops walking it
+    (:func:`gc.freeze`). A no-op in any other process, where frozen garbage would never go."""
+    if _OWN_PROCESS:
+        gc.freeze()

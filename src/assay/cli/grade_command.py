@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from assay.cli.app import freeze_startup
 from assay.cli.output import fail, print_issues, stderr, stdout
 from assay.errors import AssayError, InputError, Issue
 
@@ -88,6 +89,7 @@ def _grade(args: dict[str, Any]):
         check_options(options)
         _dry_run(source, options)
         return None
+    freeze_startup()
     report = asyncio.run(arun(source, options, resume=args["resume"]))
     return report
 
