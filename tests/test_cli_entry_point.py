@@ -1,0 +1,62 @@
+"""The ``assay`` entry point: a named command runs from an app that holds just it, with the same
+texts; the collector settings are the ``assay`` process's only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from assay.cli import app
+from assay.cli.app import app_for
+
+TOP_LEVEL = sorted(get_command(app).commands)
+
+
+def test_every_command_and_group_is_found_by_its_name() -> None:
+    assert len(TOP_LEVEL) > 20  # grade, score, ... and the groups (bank, cache, ...)
+    for name in TOP_LEVEL:
+        only = app_for([name, "--help"])
+        assert only is not app
+        assert list(get_command(only).commands) == [name]
+    assert app.registered_commands and app.registered_groups  # the whole app is left as it was
+    assert len(get_command(app).commands) == len(TOP_LEVEL)
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["grad"], ["bogus", "x"],
+                                  ["--version", "grade"]])
+def test_anything_else_runs_the_whole_app(args: list[str]) -> None:
+    assert app_for(args) is app
+
+
+@pytest.mark.parametrize("args", [["grade", "--help"], ["bank", "--help"], ["bank", "build", "--help"],
+                                  ["cache", "stats", "--help"], ["grade", "--bogus"], ["grade"],
+                                  ["score"], ["rubric"]])
+def test_a_command_reads_and_exits_as_in_the_whole_app(args: list[str]) -> None:
+    runner = CliRunner()
+    whole, only = runner.invoke(app, args), runner.invoke(app_for(args), args)
+    assert (only.output, only.exit_code) == (whole.output, whole.exit_code)
+    assert whole.output.strip()
+
+
+def test_collector_settings_belong_to_the_assay_process_only() -> None:
+    import gc
+
+    from assay.cli.app import freeze_startup
+
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    freeze_startup()  # imported, not run as `assay`: nothing changes here
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    code = ("import gc; from assay.cli.app import own_process, freeze_startup; own_process(); "
+            "freeze_startup(); print(gc.get_threshold()[0], gc.get_freeze_count() > 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["50000", "True"]
+
+
+def test_the_entry_point_runs_a_command() -> None:
+    code = "import sys; sys.argv = ['assay', 'grade', '--bogus']; from assay.cli import main; main()"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "No such option: --bogus" in out.stderr
