@@ -43,16 +43,19 @@ def _root(
 def app_for(args: list[str]) -> typer.Typer:
     """The app that runs these command-line arguments: when the first one names a command or a
     group, the root app holding just that one, since typer builds every registered command's
-    parameters before it runs any (≈15% of the start of ``assay grade``); otherwise the whole
-    app, so that ``assay --help``, ``--version`` and a mistyped name read as before.
+    parameters before it runs any (≈15% of the start of ``assay grade``); for the help page
+    (``assay``, ``assay --help``), the app with its commands' parameters left out; otherwise
+    the whole app, so that ``--version`` and a mistyped name read as before.
 
     Example:
         >>> [c.callback.__name__ for c in app_for(["grade", "--help"]).registered_commands]
         ['grade']
-        >>> app_for(["--help"]) is app
+        >>> app_for(["--version"]) is app
         True
     """
-    name = args[0] if args else None
+    if not args or args == ["--help"]:
+        return _listing(app)
+    name = args[0]
     commands = [c for c in app.registered_commands if _command_name(c) == name]
     groups = [g for g in app.registered_groups if g.name == name]
     if len(commands) + len(groups) != 1:
@@ -60,6 +63,34 @@ def app_for(args: list[str]) -> typer.Typer:
     only = copy.copy(app)  # the root's callback and settings, one command
     only.registered_commands, only.registered_groups = commands, groups
     return only
+
+
+def _listing(typer_app: typer.Typer) -> typer.Typer:
+    """``typer_app`` for its help page alone: every command and group keeps its name, help and
+    panel, but each command's function stands in without its parameters (the page lists none,
+    and building all 48 commands' parameters was ≈15% of ``assay --help``)."""
+    listing = copy.copy(typer_app)
+    listing.registered_commands = [_without_parameters(c) for c in typer_app.registered_commands]
+    listing.registered_groups = []
+    for group in typer_app.registered_groups:
+        listed = copy.copy(group)
+        if group.typer_instance is not None:
+            listed.typer_instance = _listing(group.typer_instance)
+        listing.registered_groups.append(listed)
+    return listing
+
+
+def _without_parameters(info: typer.models.CommandInfo) -> typer.models.CommandInfo:
+    info = copy.copy(info)
+    if info.callback is not None:
+        named = info.callback
+
+        def stand_in() -> None:  # never called: help pages only
+            raise AssertionError(named.__name__)
+
+        stand_in.__name__, stand_in.__doc__ = named.__name__, named.__doc__
+        info.callback = stand_in
+    return info
 
 
 def _command_name(command: typer.models.CommandInfo) -> str | None:
