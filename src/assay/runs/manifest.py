@@ -27,7 +27,7 @@ from typing import Any
 
 from assay.runs.store import RunStore
 
-PACKAGES = ("assay", "pydantic", "aiohttp", "numpy", "scipy", "pandas", "pyarrow", "orjson", "rich")
+PACKAGES = ("assay", "pydantic", "aiohttp", "httptools", "numpy", "scipy", "pandas", "pyarrow", "orjson", "rich")
 
 
 def config_hash(config: dict[str, Any]) -> str:
