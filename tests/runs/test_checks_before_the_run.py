@@ -124,3 +124,15 @@ def test_a_dry_run_checks_the_options_too(items_file, rubric_file):
     out = grade(str(items_file), "--rubric", str(rubric_file), "--judge", "vllm:m", "--dry-run",
                 "--formula", "bogus")
     assert out.exit_code == 1 and "--formula: unknown formula 'bogus'" in out.output
+
+
+def test_items_given_as_objects_with_a_repeated_id_are_refused_before_any_call(tmp_path,
+                                                                              rubric_file):
+    items = [{"id": "a", "prompt": "Bee?", "response": "Ice."},
+             {"id": "b", "prompt": "Bee?", "response": "Ice."},
+             {"id": "a", "prompt": "Wasp?", "response": "Ice."}]
+    with (FakeJudgeServer.run_in_thread(policy=POLICY) as server,
+          pytest.raises(assay.errors.InputError) as raised):
+        assay.grade(items, rubric=rubric_file, judges=[spec(server)], run_dir=tmp_path / "run")
+    assert str(raised.value) == "items: items[2].id: duplicate id 'a' (first at items[0])"
+    assert not server.requests and not (tmp_path / "run").exists()

@@ -9,14 +9,16 @@ skipped; an item whose calls all finished is skipped without planning. The calls
 answers are looked up per item in one query and recorded at once; only the others become tasks.
 When the shared budget runs out the
 engine stops scheduling, lets in-flight calls end, and reports ``budget``; resuming with a larger
-budget continues where it stopped.
+budget continues where it stopped. ``on_item_done`` is handed each item this session registered
+once its calls have all ended, with its votes (the run's summary is scored from them, see
+:mod:`assay.runs.session_scores`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,9 @@ log = get_logger("assay.runs")  # scrubs secrets from every record
 # What a full disk (or a file-size limit, or a lost mount) raises at the store's write boundary.
 STORE_WRITE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError, OSError)
 MIN_WINDOW = 256  # calls the engine keeps outstanding, whatever the judges' in-flight limits
+# Told of each item registered in this session when its calls have all ended: its position among
+# this session's registrations (0, 1, ...), the item, its rubric and the votes of its calls.
+ItemDone = Callable[[int, Item, Rubric, list[Verdict]], None]
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,7 @@ class Engine:
         rubric: Rubric | None = None,
         concurrency: int | None = None,
         progress: RunProgress | None = None,
+        on_item_done: ItemDone | None = None,
     ):
         self.store = store
         self.grader = grader
@@ -82,6 +88,10 @@ class Engine:
         self._store_error: BaseException | None = None
         self._unsaved = 0
         self._commit_timer: asyncio.TimerHandle | None = None
+        self.on_item_done = on_item_done
+        self._registered = 0  # items registered in this session
+        # Items registered in this session and not finished yet, with the votes so far.
+        self._fresh: dict[str, tuple[int, Item, Rubric, list[Verdict]]] = {}
 
     async def run(self, items: Iterable[Item]) -> EngineOutcome:
         from assay.judges.types import FailureKind  # noqa: F401  (import early: fail fast)
@@ -183,11 +193,17 @@ class Engine:
         finished = state[1] if state is not None else set()
         if state is None:
             self.store.register_item(item, rubric, len(calls))
+            if self.on_item_done is not None:
+                self._fresh[item.id] = (self._registered, item, rubric, [])
+            self._registered += 1
+        else:  # the same id again while its calls are out: its votes are only in the store
+            self._fresh.pop(item.id, None)
         todo = [c for c in calls if c.key not in finished]
         self.progress.item_started(len(todo))
         if not todo:
             self.store.mark_item_done(item.id)
             self.progress.item_done()
+            self._hand_on(item.id)
             return []
         self._pending[item.id] = len(todo)
         return todo
@@ -271,9 +287,18 @@ class Engine:
         self._commit_soon()
         self.progress.call_done(cached=record.cached, errors=len(errors),
                                 cost_usd=record.cost_usd)
+        fresh = self._fresh.get(call.item_id)
+        if fresh is not None and verdicts:
+            fresh[3].extend(verdicts)
         if left == 0:
             del self._pending[call.item_id]
             self.progress.item_done()
+            self._hand_on(call.item_id)
+
+    def _hand_on(self, item_id: str) -> None:
+        fresh = self._fresh.pop(item_id, None)
+        if fresh is not None and self.on_item_done is not None:
+            self.on_item_done(*fresh)
 
 
 def judge_request(call: PlannedCall) -> Any:

@@ -14,8 +14,9 @@ Example (see tests/runs for complete runs)::
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from assay.scoring import (
     checked_formula,
     mean_with_ci,
 )
+from assay.scoring.table import ScoredItem
+from assay.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -147,27 +150,116 @@ class RunScores:
 
 
 def iter_final_verdicts(
-    store: RunStore, scoring: Scoring
+    store: RunStore, scoring: Scoring, *, up_to: int | None = None
 ) -> Iterator[tuple[Item, Rubric, dict[str, Aggregated]]]:
-    """Each finished item with its rubric and per-criterion aggregated verdicts, streamed."""
+    """Each finished item with its rubric and per-criterion aggregated verdicts, streamed
+    (with ``up_to``, only the items at that position of the store or before)."""
     rubrics: dict[str, Rubric] = {}
-    votes = store.iter_votes()
+    votes = store.iter_votes(up_to=up_to)
     pending = next(votes, None)
-    for idx, item, digest in store.iter_items(done_only=True):
+    for idx, item, digest in store.iter_items(done_only=True, up_to=up_to):
         rubric = rubrics.get(digest) or rubrics.setdefault(digest, store.rubric(digest))
         while pending is not None and pending[0] < idx:  # votes of an unfinished item
             pending = next(votes, None)
-        item_votes = []
+        item_votes: list[Verdict] = []
         if pending is not None and pending[0] == idx:
             item_votes, pending = pending[1], next(votes, None)
-        by_criterion: dict[str, list[Vote]] = defaultdict(list)
-        for v in item_votes:
-            if scoring.judges is not None and v.judge not in scoring.judges:
-                continue
-            by_criterion[v.criterion_id].append(Vote(v.judge, v, scoring.judge_weights.get(v.judge, 1.0)))
-        finals = {c.id: aggregate(c, by_criterion.get(c.id, []), scoring.aggregation)
-                  for c in rubric.criteria}
-        yield item, rubric, finals
+        yield item, rubric, final_verdicts(rubric, item_votes, scoring)
+
+
+def final_verdicts(rubric: Rubric, votes: Iterable[Verdict],
+                   scoring: Scoring) -> dict[str, Aggregated]:
+    """Each criterion's aggregated verdict from an item's stored votes, given in the store's
+    order (by criterion id, then judge: the order the aggregation sees them in)."""
+    by_criterion: dict[str, list[Vote]] = defaultdict(list)
+    for v in votes:
+        if scoring.judges is not None and v.judge not in scoring.judges:
+            continue
+        by_criterion[v.criterion_id].append(Vote(v.judge, v, scoring.judge_weights.get(v.judge, 1.0)))
+    return {c.id: aggregate(c, by_criterion.get(c.id, []), scoring.aggregation)
+            for c in rubric.criteria}
+
+
+@dataclass(frozen=True, slots=True)
+class ItemTally:
+    """One item's part of a run's scores (:meth:`RunTally.score`), small enough to hold
+    while the items before it finish."""
+
+    scored: ScoredItem
+    agreements: tuple[float, ...]  # per criterion that two judges or more voted on
+    themes: tuple[str, ...]  # theme tags, where the item's score counts
+    axes: dict[str, float]
+
+
+class RunTally:
+    """A run's scores summed item by item in the store's order: the score table, the axis
+    and theme values and the judges' agreement, never the items themselves.
+
+    Items are scored (:meth:`score`) in any order and kept (:meth:`keep`) in the store's;
+    :meth:`extend` puts another tally's items after these, with the same figures as keeping
+    them one by one (``keep_agreements`` on that tally keeps what the agreement sum needs).
+    """
+
+    def __init__(self, scoring: Scoring, *, keep_agreements: bool = False) -> None:
+        self.scoring = scoring
+        self.builder = ScoreTableBuilder(checked_formula(scoring.formula), scoring.abstention,
+                                         seed=scoring.seed,
+                                         length_penalty=scoring.length_penalty,
+                                         reward_normalization=scoring.reward_normalization)
+        self.axis_values: dict[str, list[float]] = defaultdict(list)
+        self.theme_values: dict[str, list[float]] = defaultdict(list)
+        self.agreement_sum, self.agreement_n = 0.0, 0
+        self.agreements = array("d") if keep_agreements else None
+
+    def score(self, item: Item, rubric: Rubric, finals: Mapping[str, Aggregated]) -> ItemTally:
+        verdicts = {cid: a.verdict for cid, a in finals.items() if a.verdict is not None}
+        agreements = tuple(a.agreement for a in finals.values()  # agreement needs two judges
+                           if a.agreement is not None and len(a.votes) > 1)
+        scored = self.builder.score(item.id, rubric.criteria, verdicts, response=item.response,
+                                    example_tags=item.tags)
+        if scored.result.score is None or self.scoring.formula == "healthbench":
+            return ItemTally(scored, agreements, (), {})  # HealthBench reports its own groups
+        themes = tuple(t.removeprefix("theme:") for t in item.tags if t.startswith("theme:"))
+        return ItemTally(scored, agreements, themes,
+                         self.builder.scorer.axis_scores(rubric.criteria, verdicts))
+
+    def keep(self, item: ItemTally) -> None:
+        for value in item.agreements:
+            self.agreement_sum, self.agreement_n = self.agreement_sum + value, self.agreement_n + 1
+        if self.agreements is not None:
+            self.agreements.extend(item.agreements)
+        self.builder.keep(item.scored)
+        for theme in item.themes:
+            self.theme_values[theme].append(item.scored.result.score)  # type: ignore[arg-type]
+        for axis, value in item.axes.items():
+            self.axis_values[axis].append(value)
+
+    def extend(self, later: RunTally) -> None:
+        if later.agreement_n and later.agreements is None:
+            raise ValueError("extend: the later tally did not keep its agreements")
+        for value in later.agreements or ():
+            self.agreement_sum, self.agreement_n = self.agreement_sum + value, self.agreement_n + 1
+        self.builder.extend(later.builder)
+        for theme, values in later.theme_values.items():
+            self.theme_values[theme].extend(values)
+        for axis, values in later.axis_values.items():
+            self.axis_values[axis].extend(values)
+
+    def scores(self, *, group_cis: bool = False) -> RunScores:
+        scoring, table = self.scoring, self.builder.build()
+        report = table.healthbench
+        if report is not None:
+            by_axis = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
+                       for k, v in report.by_axis.items()}
+            by_theme = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
+                        for k, v in report.by_theme.items()}
+        else:
+            by_axis = {k: _stat(v, scoring.seed, group_cis)
+                       for k, v in sorted(self.axis_values.items())}
+            by_theme = {k: _stat(v, scoring.seed, group_cis)
+                        for k, v in sorted(self.theme_values.items())}
+        agreement = self.agreement_sum / self.agreement_n if self.agreement_n else None
+        return RunScores(scoring, table, by_axis, by_theme, agreement)
 
 
 def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> RunScores:
@@ -176,39 +268,10 @@ def score_run(store: RunStore, scoring: Scoring, *, group_cis: bool = False) -> 
     ``group_cis`` adds a bootstrap CI to each axis and theme mean (the report shows them; a
     run's own summary does not pay for them). HealthBench's report always carries its own.
     """
-    builder = ScoreTableBuilder(checked_formula(scoring.formula), scoring.abstention,
-                                seed=scoring.seed,
-                                length_penalty=scoring.length_penalty,
-                                reward_normalization=scoring.reward_normalization)
-    axis_values: dict[str, list[float]] = defaultdict(list)
-    theme_values: dict[str, list[float]] = defaultdict(list)
-    agreement_sum, agreement_n = 0.0, 0
+    tally = RunTally(scoring)
     for item, rubric, finals in iter_final_verdicts(store, scoring):
-        verdicts = {cid: a.verdict for cid, a in finals.items() if a.verdict is not None}
-        for a in finals.values():
-            if a.agreement is not None and len(a.votes) > 1:  # agreement needs two judges
-                agreement_sum, agreement_n = agreement_sum + a.agreement, agreement_n + 1
-        result = builder.add(item.id, rubric.criteria, verdicts, response=item.response,
-                             example_tags=item.tags)
-        if result.score is None or scoring.formula == "healthbench":
-            continue  # HealthBench's own report gives its axes and themes
-        for tag in item.tags:
-            if tag.startswith("theme:"):
-                theme_values[tag.removeprefix("theme:")].append(result.score)
-        for axis, sub in builder.scorer.axis_scores(rubric.criteria, verdicts).items():
-            axis_values[axis].append(sub)
-    table = builder.build()
-    report = table.healthbench
-    if report is not None:
-        by_axis = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
-                   for k, v in report.by_axis.items()}
-        by_theme = {k: _clipped_stat(v.mean, v.n_samples, v.bootstrap_std)
-                    for k, v in report.by_theme.items()}
-    else:
-        by_axis = {k: _stat(v, scoring.seed, group_cis) for k, v in sorted(axis_values.items())}
-        by_theme = {k: _stat(v, scoring.seed, group_cis) for k, v in sorted(theme_values.items())}
-    agreement = agreement_sum / agreement_n if agreement_n else None
-    return RunScores(scoring, table, by_axis, by_theme, agreement)
+        tally.keep(tally.score(item, rubric, finals))
+    return tally.scores(group_cis=group_cis)
 
 
 def rescore(run: str | Path, **settings: Any) -> ScoreTable:

@@ -38,7 +38,8 @@ from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.options import RunOptions
 from assay.runs.plan import plan_run, sources_of
-from assay.runs.results import RunScores, Scoring, score_run
+from assay.runs.results import RunScores, Scoring
+from assay.runs.session_scores import SessionScores
 from assay.runs.sources import ItemSource
 from assay.runs.store import RunStore, Totals
 from assay.runs.store_errors import unwritable
@@ -220,9 +221,11 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         progress = run_progress(items_in_input, quiet=options.quiet)
     # Locally --concurrency sets each judge's requests in flight (see arun); on Ray the workers
     # keep their own limits and it bounds the calls the engine keeps outstanding, as before.
+    # The summary is scored from the items as they finish; earlier sessions' come from the store.
+    session_scores = SessionScores(Scoring.from_config(config), after=store.last_position())
     engine = Engine(store, grader, slots, rubric=options.rubric,
                     concurrency=options.concurrency if pool is not None else None,
-                    progress=progress)
+                    progress=progress, on_item_done=session_scores.add)
     started = time.perf_counter()
     status = "interrupted"
     outcome = EngineOutcome()
@@ -256,7 +259,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         store.close()
         raise unwritable(store.path, outcome.store_error, outcome.unsaved_calls)
     try:
-        scores = score_run(store, Scoring.from_config(config))
+        scores = session_scores.scores(store)
         totals = store.totals()
     finally:
         store.close()

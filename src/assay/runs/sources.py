@@ -77,6 +77,10 @@ class ItemSource:
     _dataset_read: bool = field(default=False, init=False, repr=False)
     _dataset_cache: Any = field(default=None, init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.items is not None:
+            _refuse_repeated_ids(self.items)
+
     def fingerprint(self) -> str:
         if self.path is not None:
             return file_sha256(self.path)
@@ -138,3 +142,18 @@ class ItemSource:
                     continue
                 item = item.model_copy(update={"response": response})
             yield item
+
+
+def _refuse_repeated_ids(items: list[Item]) -> None:
+    """Items given as objects must have distinct ids, as a file's must: a run keys everything
+    (calls, verdicts, scores) by item id."""
+    first: dict[str, int] = {}
+    issues = []
+    for position, item in enumerate(items):
+        if item.id in first:
+            issues.append(Issue("items", None, f"items[{position}].id",
+                                f"duplicate id {item.id!r} (first at items[{first[item.id]}])"))
+        else:
+            first[item.id] = position
+    if issues:
+        raise InputError(issues)

@@ -325,20 +325,41 @@ class RunStore:
         (text,) = self.db.execute("SELECT json FROM rubrics WHERE hash = ?", (digest,)).fetchone()
         return Rubric.model_validate_json(text)
 
-    def iter_items(self, *, done_only: bool = False) -> Iterator[tuple[int, Item, str]]:
-        """Registered items as (position, item, rubric hash), in grading order."""
+    def iter_items(self, *, done_only: bool = False,
+                   up_to: int | None = None) -> Iterator[tuple[int, Item, str]]:
+        """Registered items as (position, item, rubric hash), in grading order; with
+        ``up_to``, only those at that position or before."""
         self._flush_held()
-        where = " WHERE done = 1" if done_only else ""
-        rows = self.db.execute(f"SELECT idx, json, rubric_hash FROM items{where} ORDER BY idx")
+        where = [*(["done = 1"] if done_only else []), *(["idx <= ?"] if up_to is not None else [])]
+        rows = self.db.execute(
+            "SELECT idx, json, rubric_hash FROM items"
+            + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY idx",
+            () if up_to is None else (up_to,))
         for idx, text, digest in rows:
             yield idx, Item.model_validate_json(text), digest
 
-    def iter_votes(self) -> Iterator[tuple[int, list[Verdict]]]:
-        """(item position, its stored per-judge verdicts), in grading order, streamed."""
+    def last_position(self) -> int:
+        """The position of the last item registered (-1 if none): an item registered after
+        now comes after it."""
+        self._flush_held()
+        (last,) = self.db.execute("SELECT COALESCE(MAX(idx), -1) FROM items").fetchone()
+        return last
+
+    def done_item_ids(self, *, after: int = -1) -> list[str]:
+        """The ids of the finished items after position ``after``, in grading order."""
+        self._flush_held()
+        return [i for (i,) in self.db.execute(
+            "SELECT id FROM items WHERE done = 1 AND idx > ? ORDER BY idx", (after,))]
+
+    def iter_votes(self, *, up_to: int | None = None) -> Iterator[tuple[int, list[Verdict]]]:
+        """(item position, its stored per-judge verdicts), in grading order, streamed; with
+        ``up_to``, only for the items at that position or before."""
         self._flush_held()
         rows = self.db.execute(
             "SELECT i.idx, v.item_id, v.criterion_id, v.judge, v.verdict, v.option, v.explanation "
-            "FROM items i JOIN verdicts v ON v.item_id = i.id ORDER BY i.idx, v.criterion_id, v.judge")
+            "FROM items i JOIN verdicts v ON v.item_id = i.id"
+            + ("" if up_to is None else " WHERE i.idx <= ?")
+            + " ORDER BY i.idx, v.criterion_id, v.judge", () if up_to is None else (up_to,))
         current = -1  # before the first item (positions are >= 0)
         batch: list[Verdict] = []
         for idx, item_id, cid, judge, verdict, option, explanation in rows:

@@ -145,6 +145,17 @@ class HealthBenchValues:
             score = columns["score"] = self._array("d")
         score.append(example.score)
 
+    def extend(self, later: HealthBenchValues) -> None:
+        """Append ``later``'s examples after these, as :meth:`add` would have in turn: each
+        column's values follow on, and a column first met in ``later`` comes after every
+        column here (the bootstrap draws go column by column, in that order)."""
+        for name, values in later.columns.items():
+            column = self.columns.get(name)
+            if column is None:
+                self.columns[name] = self._array("d", values)
+            else:
+                column.extend(values)
+
     def __bool__(self) -> bool:
         return bool(self.columns)
 

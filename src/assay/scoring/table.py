@@ -39,7 +39,11 @@ from assay.scoring.formulas import (
     RewardNormalization,
     ScoreResult,
 )
-from assay.scoring.healthbench import HealthBenchReport, HealthBenchValues
+from assay.scoring.healthbench import (
+    HealthBenchExampleScore,
+    HealthBenchReport,
+    HealthBenchValues,
+)
 from assay.scoring.item import ItemScorer, group_by_item
 from assay.scoring.rubrics import ItemRubrics
 from assay.verdict import Verdict
@@ -83,6 +87,13 @@ class ItemScores(Sequence[ItemScore]):
         self._raws.append(score.raw)
         self._counts.extend((score.n_scored, score.n_abstained))
 
+    def extend(self, later: ItemScores) -> None:
+        """Append every score of ``later``, in its order."""
+        self._ids.extend(later._ids)
+        self._scores.extend(later._scores)
+        self._raws.extend(later._raws)
+        self._counts.extend(later._counts)
+
     def __len__(self) -> int:
         return len(self._ids)
 
@@ -118,6 +129,16 @@ class ItemScores(Sequence[ItemScore]):
     def score_values(self) -> list[float]:
         """The scores that are defined, in order."""
         return [s for s in self._scores if not math.isnan(s)]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredItem:
+    """One item scored by :meth:`ScoreTableBuilder.score`, not yet in a table: its table
+    row, the item scorer's result, and its HealthBench example metrics for that formula."""
+
+    item: ItemScore
+    result: ScoreResult
+    healthbench: HealthBenchExampleScore | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,13 +212,50 @@ class ScoreTableBuilder:
         example_tags: Iterable[str] = (),
     ) -> ScoreResult:
         """Score one item and keep it; returns the item scorer's result."""
+        scored = self.score(item_id, criteria, verdicts, response=response,
+                            example_tags=example_tags)
+        self.keep(scored)
+        return scored.result
+
+    def score(
+        self,
+        item_id: str,
+        criteria: Sequence[Criterion],
+        verdicts: Mapping[str, Verdict],
+        *,
+        response: str | None = None,
+        example_tags: Iterable[str] = (),
+    ) -> ScoredItem:
+        """Score one item without keeping it (:meth:`keep` adds it to the table later, so
+        items scored out of order can be kept in order)."""
         result = self.scorer.score(criteria, verdicts, response=response)
-        self.items.append(ItemScore(item_id, result.score, result.raw, result.n_scored,
-                                    result.n_abstained))
-        if self.formula == "healthbench" and result.score is not None:
-            self._healthbench.add(self.scorer.healthbench(item_id, criteria, verdicts,
-                                                          example_tags))
-        return result
+        example = (self.scorer.healthbench(item_id, criteria, verdicts, example_tags)
+                   if self.formula == "healthbench" and result.score is not None else None)
+        return ScoredItem(ItemScore(item_id, result.score, result.raw, result.n_scored,
+                                    result.n_abstained), result, example)
+
+    def keep(self, scored: ScoredItem) -> None:
+        """Add an item scored by :meth:`score` as the table's next item."""
+        self.items.append(scored.item)
+        if scored.healthbench is not None:
+            self._healthbench.add(scored.healthbench)
+
+    def extend(self, later: ScoreTableBuilder) -> None:
+        """Add every item of ``later`` after this builder's own, as if each had been added
+        here in turn (the same columns in the same order, so the same bootstrap draws).
+
+        >>> from assay.rubric import Rubric
+        >>> rubric = Rubric(criteria=[{"id": "a", "text": "States the dose."}])
+        >>> met = {"a": Verdict(item_id="q", criterion_id="a", decision="MET")}
+        >>> whole, first, second = (ScoreTableBuilder("healthbench") for _ in range(3))
+        >>> for builder, item_id in ((whole, "q1"), (whole, "q2"), (first, "q1"), (second, "q2")):
+        ...     _ = builder.add(item_id, rubric.criteria, met)
+        >>> first.extend(second)
+        >>> first.build() == whole.build()
+        True
+        """
+        self.items.extend(later.items)
+        self._healthbench.extend(later._healthbench)
 
     def build(self) -> ScoreTable:
         scored = self.items.score_values()
