@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -215,6 +216,13 @@ def main() -> None:
     args = parser.parse_args()
     cases = set(args.cases.split(","))
     work = Path(tempfile.mkdtemp(prefix="assay-e2e-"))
+    try:  # the 100,000-item runs leave ~1.5 GB of stores behind
+        run_cases(work, cases, args)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_cases(work: Path, cases: set[str], args: argparse.Namespace) -> None:
     data = healthbench_rows(work / "hb.jsonl", args.examples)
     calls = sum(len(json.loads(line)["rubrics"]) for line in data.open())
     header()
