@@ -11,6 +11,7 @@ import typer
 
 from assay.cli.app import freeze_startup
 from assay.cli.output import fail, print_issues, stderr, stdout
+from assay.cli.prewarm import GRADE_FINISH, Prewarm
 from assay.errors import AssayError, InputError, Issue
 
 EXIT_BUDGET = 3  # exit codes: README "Exit codes and limits"
@@ -90,8 +91,13 @@ def _grade(args: dict[str, Any]):
         _dry_run(source, options)
         return None
     freeze_startup()
-    report = asyncio.run(arun(source, options, resume=args["resume"]))
-    return report
+    from assay.runs.manifest import package_versions
+
+    prewarm = Prewarm(GRADE_FINISH, [package_versions]).start()
+    try:
+        return asyncio.run(arun(source, options, resume=args["resume"]))
+    finally:
+        prewarm.stop()
 
 
 def _check_outputs(args: dict[str, Any]) -> None:
