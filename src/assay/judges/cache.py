@@ -27,6 +27,8 @@ from typing import Any, Literal, Self
 
 import orjson
 
+from assay.wal_checkpoints import Checkpoints
+
 CacheMode = Literal["use", "refresh", "bypass"]
 DEFAULT_CACHE_PATH = Path(".assay") / "cache.sqlite"
 CACHE_PATH_ENV = "ASSAY_CACHE"
@@ -111,6 +113,7 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.executescript(_SCHEMA)
+        self._checkpoints: Checkpoints | None = None  # started by the first batch written
 
     def __repr__(self) -> str:
         return f"ResponseCache({str(self.path)!r}, mode={self.mode!r}, ttl_s={self.ttl_s})"
@@ -212,6 +215,10 @@ class ResponseCache:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+        if self._checkpoints is None:  # written from the event loop: syncs go to a thread
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoints = Checkpoints(self.path)
+        self._checkpoints.poke()
 
     def stats(self) -> CacheStats:
         with self._lock:
@@ -260,6 +267,8 @@ class ResponseCache:
                 self._flush_counters()
             finally:
                 self._db.close()
+                if self._checkpoints is not None:
+                    self._checkpoints.close()
 
     def _flush_counters(self) -> None:
         hits, misses = self.hits - self._flushed[0], self.misses - self._flushed[1]

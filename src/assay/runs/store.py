@@ -38,6 +38,7 @@ from assay.rubric import Rubric
 from assay.runs.store_errors import StoreError, damaged
 from assay.runs.store_schema import SCHEMA, expected_columns, permutations_json, strings_json
 from assay.verdict import Verdict
+from assay.wal_checkpoints import Checkpoints
 
 COMMIT_EVERY = 256  # finished calls per transaction at most
 COMMIT_AFTER_S = 0.25  # and no finished call waits longer than this for its commit
@@ -116,6 +117,7 @@ class RunStore:
         self.rolled_back = 0  # finished calls lost by the last failed write
         self.commit_every = COMMIT_EVERY
         self._held = _HeldRows()  # finished calls not written yet
+        self._checkpoints: Checkpoints | None = None  # started by the first commit
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -132,7 +134,8 @@ class RunStore:
         db = sqlite3.connect(fresh, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+            db.execute("PRAGMA synchronous=NORMAL")  # closing syncs it whole, before the rename
+            db.executescript(f"BEGIN; {SCHEMA} COMMIT;")
             db.executemany("INSERT INTO meta VALUES (?, ?)", [
                 ("config", json.dumps(config, sort_keys=True)), ("created_at", repr(time.time()))])
         finally:
@@ -172,6 +175,8 @@ class RunStore:
             self.commit()
         finally:
             self.db.close()
+            if self._checkpoints is not None:
+                self._checkpoints.close()
 
     @property
     def dirty(self) -> bool:
@@ -183,12 +188,22 @@ class RunStore:
         If that fails, they are rolled back (counted in :attr:`rolled_back`) and the error raised."""
         try:
             self._write_held()
-            if self.db.in_transaction:
+            wrote = self.db.in_transaction
+            if wrote:
                 self.db.execute("COMMIT")
         except BaseException:
             self._roll_back()
             raise
         self.uncommitted = 0
+        if wrote:
+            self._checkpoint_later()
+
+    def _checkpoint_later(self) -> None:
+        """The engine commits on the event loop: WAL checkpoints (disk syncs) go to a thread."""
+        if self._checkpoints is None:
+            self.db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpoints = Checkpoints(self.path)
+        self._checkpoints.poke()
 
     def _roll_back(self) -> None:
         self.rolled_back, self.uncommitted = self.uncommitted, 0
