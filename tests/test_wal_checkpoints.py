@@ -69,6 +69,22 @@ def test_at_most_one_checkpoint_per_interval(tmp_path: Path) -> None:
     checkpoints.close()
 
 
+def test_now_checkpoints_whatever_the_size_and_the_interval_and_empties_the_wal(tmp_path: Path) -> None:
+    path = tmp_path / "x.sqlite"
+    db = writer(path)
+    checkpoints = Checkpoints(path, wal_bytes=1 << 40, min_interval_s=60)
+    write(db, 5)
+    checkpoints.poke()
+    time.sleep(0.05)
+    assert checkpoints.done == 0
+    checkpoints.poke(now=True)
+    wait_for(lambda: checkpoints.done == 1)
+    assert Path(f"{path}-wal").stat().st_size == 0  # emptied: closing has nothing to delete
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (5,)
+    db.close()
+    checkpoints.close()
+
+
 def test_a_missing_wal_or_a_closed_writer_stops_nothing(tmp_path: Path) -> None:
     path = tmp_path / "x.sqlite"
     sqlite3.connect(path).close()  # not in WAL mode: there is no WAL file to look at

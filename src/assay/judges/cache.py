@@ -220,6 +220,14 @@ class ResponseCache:
             self._checkpoints = Checkpoints(self.path)
         self._checkpoints.poke()
 
+    def checkpoint_soon(self) -> None:
+        """Write batched rows now and copy the WAL into the database file in the background
+        (so that :meth:`close` has little left to do)."""
+        with self._lock:
+            self._write_pending()
+            if self._checkpoints is not None:
+                self._checkpoints.poke(now=True)
+
     def stats(self) -> CacheStats:
         with self._lock:
             self._write_pending()

@@ -199,6 +199,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         return await _grade(store, source, items, options, config, judge_configs, judges,
                             weights, pools, grading, progress, cache, pool)
     finally:
+        if cache is not None:  # written out when the calls ended; closed after the summary
+            cache.close()
         lock.release()
 
 
@@ -244,8 +246,8 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
             await pool.aclose()
         for judge in judges:
             await judge.aclose()
-        if cache is not None:
-            cache.close()
+        if cache is not None:  # its WAL is copied and emptied while the summary is scored
+            cache.checkpoint_soon()
         sessions.append({"started_at": time.time() - (time.perf_counter() - started),
                          "wall_s": time.perf_counter() - started,
                          "calls_made": outcome.calls_made, "status": status})
@@ -259,6 +261,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         store.close()
         raise unwritable(store.path, outcome.store_error, outcome.unsaved_calls)
     try:
+        store.checkpoint_soon()  # while the summary is scored
         scores = session_scores.scores(store)
         totals = store.totals()
     finally:

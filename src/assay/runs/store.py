@@ -198,12 +198,19 @@ class RunStore:
         if wrote:
             self._checkpoint_later()
 
-    def _checkpoint_later(self) -> None:
+    def _checkpoint_later(self, *, now: bool = False) -> None:
         """The engine commits on the event loop: WAL checkpoints (disk syncs) go to a thread."""
         if self._checkpoints is None:
             self.db.execute("PRAGMA wal_autocheckpoint=0")
             self._checkpoints = Checkpoints(self.path)
-        self._checkpoints.poke()
+        self._checkpoints.poke(now=now)
+
+    def checkpoint_soon(self) -> None:
+        """After the last write of a session: copy the WAL into the database file in the
+        background while the caller goes on (scoring), so that :meth:`close` has little left."""
+        if self._checkpoints is not None:
+            self.commit()
+            self._checkpoints.poke(now=True)
 
     def _roll_back(self) -> None:
         self.rolled_back, self.uncommitted = self.uncommitted, 0
