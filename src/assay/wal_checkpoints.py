@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 WAL_BYTES = 4 << 20  # SQLite's own default: 1,000 pages of 4 KiB
-MIN_INTERVAL_S = 1.0
+MIN_INTERVAL_S = 0.5
 
 
 class Checkpoints:
