@@ -10,6 +10,7 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
+from assay import __version__
 from assay.cli import app
 from assay.cli.app import app_for
 
@@ -67,3 +68,32 @@ def test_the_entry_point_runs_a_command() -> None:
     code = "import sys; sys.argv = ['assay', 'grade', '--bogus']; from assay.cli import main; main()"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 2 and "No such option: --bogus" in out.stderr
+
+
+def run_main(args: list[str], before: str = "") -> subprocess.CompletedProcess:
+    code = f"import sys\n{before}\nsys.argv = ['assay', *{args!r}]\nfrom assay.cli import main\nmain()"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+
+
+def test_the_process_ends_at_once_with_its_exit_handlers_run_and_its_output_flushed(tmp_path) -> None:
+    handler = "import atexit; atexit.register(lambda: print('exit handler ran'))"
+    out = run_main(["--version"], handler)
+    assert (out.returncode, out.stdout) == (0, f"assay {__version__}\nexit handler ran\n")
+    failed = run_main(["grade", str(tmp_path / "missing.jsonl"), "--judge", "vllm:m"])
+    assert failed.returncode == 1 and "missing.jsonl: no such file" in failed.stderr
+
+
+def test_a_message_as_exit_code_is_printed_with_status_1() -> None:
+    code = "from assay.cli.app import exit_at_once; exit_at_once('stopped: no judge')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (out.returncode, out.stderr) == (1, "stopped: no judge\n")
+
+
+def test_a_running_non_daemon_thread_is_waited_for(tmp_path) -> None:
+    done = tmp_path / "done"
+    worker = ("import threading, time, pathlib\n"
+              "def work():\n    time.sleep(0.3)\n"
+              f"    pathlib.Path({str(done)!r}).write_text('yes')\n"
+              "threading.Thread(target=work).start()")
+    out = run_main(["--version"], worker)
+    assert out.returncode == 0 and done.read_text() == "yes"

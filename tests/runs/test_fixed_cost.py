@@ -18,17 +18,12 @@ from assay.runs import manifest
 from assay.testing import FakeJudgeServer
 
 WARM_RUN = """
-import sys
+import atexit, sys
+atexit.register(lambda: print("aiohttp loaded" if "aiohttp" in sys.modules else "aiohttp not loaded",
+                              file=sys.stderr))
 import assay.cli
 sys.argv = ["assay", "grade", *sys.argv[1:]]
-try:
-    assay.cli.main()
-except SystemExit as exc:
-    code = exc.code or 0
-else:
-    code = 0
-print("aiohttp loaded" if "aiohttp" in sys.modules else "aiohttp not loaded", file=sys.stderr)
-sys.exit(code)
+assay.cli.main()
 """
 
 

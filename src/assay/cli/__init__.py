@@ -28,12 +28,15 @@ from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, 
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
-from assay.cli.app import app, app_for, own_process
+from assay.cli.app import app, app_for, exit_at_once, own_process
 
 
 def main() -> None:
     own_process()
-    app_for(sys.argv[1:])()
+    try:
+        app_for(sys.argv[1:])()
+    except SystemExit as done:  # click ends every command so, successful or not
+        exit_at_once(done.code)
 
 
 __all__ = ["app", "main"]

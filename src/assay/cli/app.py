@@ -6,8 +6,12 @@ aiohttp) inside the command functions, so ``assay --help`` stays fast.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import gc
+import os
+import sys
+import threading
 
 import typer
 
@@ -119,3 +123,25 @@ def freeze_startup() -> None:
     (:func:`gc.freeze`). A no-op in any other process, where frozen garbage would never go."""
     if _OWN_PROCESS:
         gc.freeze()
+
+
+def exit_at_once(code: object) -> None:
+    """End the ``assay`` process with ``code`` (a :class:`SystemExit` code) without freeing its
+    objects one by one: after a 6,308-call ``assay grade`` that teardown took 40-60 ms, all of
+    it after the last line was printed. Exit handlers run and the standard streams are flushed
+    first, as at a normal exit. While another non-daemon thread runs (a server, a worker) it
+    exits normally instead, which waits for that thread as Python would."""
+    if isinstance(code, str):  # sys.exit("message"): printed, status 1
+        print(code, file=sys.stderr)
+        code = 1
+    status = 0 if code is None else code if isinstance(code, int) else 1
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        raise SystemExit(status)
+    atexit._run_exitfuncs()  # what Python runs at exit: logging's flush, weakref finalizers
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
+            pass
+    os._exit(status)
