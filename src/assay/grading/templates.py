@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -94,6 +95,7 @@ class Template:
         return (user,)
 
 
+@functools.cache  # read once per process: a run's config, plan and grader each ask for it
 def builtin_template(name: str) -> Template:
     if name not in BUILTIN:
         raise ConfigError(f"unknown template {name!r}; built-in templates: {', '.join(BUILTIN)}")
