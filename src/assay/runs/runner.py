@@ -263,7 +263,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     try:
         store.checkpoint_soon()  # while the summary is scored
         scores = session_scores.scores(store)
-        totals = store.totals()
+        totals = Totals(**manifest["totals"]) if manifest else store.totals()  # nothing since
     finally:
         store.close()
     where = str(source.path) if source.path is not None else None
