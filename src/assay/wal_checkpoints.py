@@ -75,7 +75,9 @@ class Checkpoints:
     def _run(self) -> None:
         wal, last = f"{self.path}-wal", -math.inf
         try:
-            db = sqlite3.connect(self.path, isolation_level=None)
+            # a TRUNCATE holds back other processes' writers while it waits for readers (a
+            # cache may be shared): it gives up after 0.1 s, leaving the rest to closing
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=0.1)
         except sqlite3.Error:  # the writer's connection, closing last, checkpoints instead
             return
         try:

@@ -28,8 +28,9 @@ GRADE_FINISH = ("numpy", "numpy.random", "numpy.ma", "rich.console", "rich.table
 
 class Prewarm:
     """A daemon thread that imports ``modules``, then calls ``calls`` (functions that cache
-    what they compute), after ``delay_s`` (let the run send its first requests first). While it runs the interpreter hands the GIL over every 1 ms instead of
-    5 ms, so replies arriving meanwhile wait less for it."""
+    what they compute), after ``delay_s`` (let the run send its first requests first). While
+    it runs the interpreter hands the GIL over every 1 ms instead of 5 ms, so replies arriving
+    meanwhile wait less for it."""
 
     def __init__(self, modules: Sequence[str], calls: Sequence[Callable[[], object]] = (), *,
                  delay_s: float = 0.2) -> None:

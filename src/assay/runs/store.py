@@ -198,12 +198,12 @@ class RunStore:
         if wrote:
             self._checkpoint_later()
 
-    def _checkpoint_later(self, *, now: bool = False) -> None:
+    def _checkpoint_later(self) -> None:
         """The engine commits on the event loop: WAL checkpoints (disk syncs) go to a thread."""
         if self._checkpoints is None:
             self.db.execute("PRAGMA wal_autocheckpoint=0")
             self._checkpoints = Checkpoints(self.path)
-        self._checkpoints.poke(now=now)
+        self._checkpoints.poke()
 
     def checkpoint_soon(self) -> None:
         """After the last write of a session: copy the WAL into the database file in the
