@@ -126,3 +126,25 @@ def test_the_response_cache_too(tmp_path: Path) -> None:
     again = ResponseCache(tmp_path / "cache.sqlite")
     assert again.get("k") is not None
     again.close()
+
+
+def test_a_reader_elsewhere_holds_nothing_up_for_long(tmp_path: Path) -> None:
+    """A cache may be shared: a reader in another connection does not stall the owner's
+    checkpoint or close for more than a moment, and still reads its snapshot."""
+    path = tmp_path / "cache.sqlite"
+    cache = ResponseCache(path)
+    cache.put("k", judge="j", model="m", data={"a": 1}, raw="r", usage={})
+    cache.flush()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN")
+    assert other.execute("SELECT COUNT(*) FROM replies").fetchone() == (1,)
+    started = time.monotonic()
+    cache.checkpoint_soon()
+    cache.close()
+    assert time.monotonic() - started < 2.0
+    assert other.execute("SELECT key FROM replies").fetchone() == ("k",)
+    other.execute("COMMIT")
+    other.close()
+    again = ResponseCache(path)
+    assert again.get("k") is not None
+    again.close()
