@@ -227,19 +227,41 @@ def score_rubric(
     """
     if formula not in FORMULAS:
         raise ValueError(f"unknown formula {formula!r} (known: {', '.join(FORMULAS)})")
-    raw = positive = penalty = 0.0
-    n_scored = n_abstained = n_positive = n_penalty = 0
-    has_positive = any(c.weight > 0 for c in criteria)
-    passed = 0.0
+    points = []
+    n_abstained = 0
     for criterion in criteria:
         verdict = verdicts.get(criterion.id)
         if verdict_value(criterion, verdict) is None:
             n_abstained += 1
-        value = criterion_value(criterion, verdict, abstention)
+        points.append((criterion_value(criterion, verdict, abstention), criterion.weight))
+    cut = length_penalty(response or "") if length_penalty is not None else 0.0
+    return score_points(points, formula=formula, n_abstained=n_abstained, cut=cut,
+                        reward_normalization=reward_normalization)
+
+
+def score_points(
+    points: Sequence[tuple[float | None, float]],
+    *,
+    formula: Formula,
+    n_abstained: int = 0,
+    cut: float = 0.0,
+    reward_normalization: RewardNormalization = "minmax",
+) -> ScoreResult:
+    """:func:`score_rubric` from each criterion's (value after the abstention strategy, or None
+    if left out; weight), in the rubric's order, with ``cut`` the length penalty: for a caller
+    that scores several subsets of one rubric from values worked out once.
+
+    >>> score_points([(1.0, 5), (0.0, 3), (None, -2)], formula="healthbench").score
+    0.625
+    """
+    raw = positive = penalty = 0.0
+    n_scored = n_positive = n_penalty = 0
+    has_positive = any(weight > 0 for _, weight in points)
+    passed = 0.0
+    for value, weight in points:
         if value is None:
             continue
         n_scored += 1
-        weight = criterion.weight
         if formula == "reward":
             raw += value if weight > 0 else -value
         else:
@@ -253,7 +275,6 @@ def score_rubric(
             n_penalty += 1
             passed += -weight * (1.0 - value)
 
-    cut = length_penalty(response or "") if length_penalty is not None else 0.0
     score: float | None
     if n_scored == 0 or (has_positive and n_positive == 0):
         # Nothing counted, or every positive criterion was skipped: nothing to measure against.

@@ -25,7 +25,7 @@ from typing import Any
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
 from assay.scoring.bootstrap import bootstrap_means
-from assay.scoring.formulas import Abstention, criterion_value
+from assay.scoring.formulas import Abstention, criterion_value, score_points
 from assay.verdict import Verdict
 
 
@@ -54,9 +54,9 @@ def healthbench_example(
     """Score one HealthBench example exactly as simple-evals' ``grade_sample`` does."""
 
     # Each criterion's value is worked out once (it raises on a verdict that does not fit)
-    # and every subset is summed in the rubric's order, as score_rubric would sum it.
+    # and every subset is summed by score_points, in the rubric's order, as score_rubric is.
     points = [(criterion_value(c, verdicts.get(c.id), abstention), c.weight) for c in criteria]
-    overall = _healthbench_score(points)
+    overall = score_points(points, formula="healthbench").score
     if overall is None:
         raise InputError(
             Issue(None, None, f"example[{example_id}]", "no positive points to score against")
@@ -69,31 +69,10 @@ def healthbench_example(
         for tag in dict.fromkeys(criterion.tags):
             by_tag.setdefault(tag, []).append(point)
     for tag, subset in by_tag.items():
-        tag_score = _healthbench_score(subset)
+        tag_score = score_points(subset, formula="healthbench").score
         if tag_score is not None:
             metrics[tag] = tag_score
     return HealthBenchExampleScore(example_id, overall, metrics)
-
-
-def _healthbench_score(points: Sequence[tuple[float | None, float]]) -> float | None:
-    """``score_rubric(..., formula="healthbench").score`` from each criterion's (value after
-    the abstention strategy, weight): the same sums in the same order, so the same floats."""
-    raw = positive = 0.0
-    n_scored = n_positive = 0
-    has_positive = False
-    for value, weight in points:
-        if weight > 0:
-            has_positive = True
-        if value is None:
-            continue
-        n_scored += 1
-        raw += value * weight
-        if weight > 0:
-            positive += weight
-            n_positive += 1
-    if n_scored == 0 or (has_positive and n_positive == 0):
-        return None
-    return raw / positive if positive > 0 else None
 
 
 @dataclass(frozen=True, slots=True)
