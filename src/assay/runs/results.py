@@ -224,8 +224,7 @@ class RunTally:
                          self.builder.scorer.axis_scores(rubric.criteria, verdicts))
 
     def keep(self, item: ItemTally) -> None:
-        for value in item.agreements:
-            self.agreement_sum, self.agreement_n = self.agreement_sum + value, self.agreement_n + 1
+        self._add_agreements(item.agreements)
         if self.agreements is not None:
             self.agreements.extend(item.agreements)
         self.builder.keep(item.scored)
@@ -237,13 +236,17 @@ class RunTally:
     def extend(self, later: RunTally) -> None:
         if later.agreement_n and later.agreements is None:
             raise ValueError("extend: the later tally did not keep its agreements")
-        for value in later.agreements or ():
-            self.agreement_sum, self.agreement_n = self.agreement_sum + value, self.agreement_n + 1
+        self._add_agreements(later.agreements or ())
         self.builder.extend(later.builder)
         for theme, values in later.theme_values.items():
             self.theme_values[theme].extend(values)
         for axis, values in later.axis_values.items():
             self.axis_values[axis].extend(values)
+
+    def _add_agreements(self, values: Iterable[float]) -> None:
+        for value in values:  # one by one, in the store's order: the same float sum each way
+            self.agreement_sum += value
+            self.agreement_n += 1
 
     def scores(self, *, group_cis: bool = False) -> RunScores:
         scoring, table = self.scoring, self.builder.build()
