@@ -53,12 +53,12 @@ def test_a_command_reads_and_exits_as_in_the_whole_app(args: list[str]) -> None:
 def test_collector_settings_belong_to_the_assay_process_only() -> None:
     import gc
 
-    from assay.cli.app import freeze_startup
+    from assay.cli.process import freeze_startup
 
     before = (gc.get_threshold(), gc.get_freeze_count())
     freeze_startup()  # imported, not run as `assay`: nothing changes here
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
-    code = ("import gc; from assay.cli.app import own_process, freeze_startup; own_process(); "
+    code = ("import gc; from assay.cli.process import own_process, freeze_startup; own_process(); "
             "freeze_startup(); print(gc.get_threshold()[0], gc.get_freeze_count() > 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["50000", "True"]
@@ -84,7 +84,7 @@ def test_the_process_ends_at_once_with_its_exit_handlers_run_and_its_output_flus
 
 
 def test_a_message_as_exit_code_is_printed_with_status_1() -> None:
-    code = "from assay.cli.app import exit_at_once; exit_at_once('stopped: no judge')"
+    code = "from assay.cli.process import exit_at_once; exit_at_once('stopped: no judge')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (out.returncode, out.stderr) == (1, "stopped: no judge\n")
 

@@ -28,7 +28,8 @@ from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, 
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
-from assay.cli.app import app, app_for, exit_at_once, own_process
+from assay.cli.app import app, app_for
+from assay.cli.process import exit_at_once, own_process
 
 
 def main() -> None:

@@ -6,12 +6,7 @@ aiohttp) inside the command functions, so ``assay --help`` stays fast.
 
 from __future__ import annotations
 
-import atexit
 import copy
-import gc
-import os
-import sys
-import threading
 
 import typer
 
@@ -102,46 +97,3 @@ def _command_name(command: typer.models.CommandInfo) -> str | None:
     if command.name:
         return command.name
     return typer.main.get_command_name(command.callback.__name__) if command.callback else None
-
-
-_OWN_PROCESS = False
-
-
-def own_process() -> None:
-    """Tune the collector for the ``assay`` process (called by its entry point only, never on
-    import: a host process that imports the CLI keeps its own settings). A command builds most
-    of its objects to keep them until exit, so the young generation is collected every 50,000
-    allocations instead of 700: the collector took ≈5% of a warm ``assay grade``'s CPU, ≈1% after."""
-    global _OWN_PROCESS
-    _OWN_PROCESS = True
-    gc.set_threshold(50_000, 10, 10)
-
-
-def freeze_startup() -> None:
-    """Before a command's long phase, in the ``assay`` process only: what start-up built
-    (modules, classes, schemas) lives until exit, so the collector stops walking it
-    (:func:`gc.freeze`). A no-op in any other process, where frozen garbage would never go."""
-    if _OWN_PROCESS:
-        gc.freeze()
-
-
-def exit_at_once(code: object) -> None:
-    """End the ``assay`` process with ``code`` (a :class:`SystemExit` code) without freeing its
-    objects one by one: after a 6,308-call ``assay grade`` that teardown took 40-60 ms, all of
-    it after the last line was printed. Exit handlers run and the standard streams are flushed
-    first, as at a normal exit. While another non-daemon thread runs (a server, a worker) it
-    exits normally instead, which waits for that thread as Python would."""
-    if isinstance(code, str):  # sys.exit("message"): printed, status 1
-        print(code, file=sys.stderr)
-        code = 1
-    status = 0 if code is None else code if isinstance(code, int) else 1
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
-           if t is not threading.main_thread()):
-        raise SystemExit(status)
-    atexit._run_exitfuncs()  # what Python runs at exit: logging's flush, weakref finalizers
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
-            pass
-    os._exit(status)

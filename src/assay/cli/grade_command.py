@@ -9,9 +9,9 @@ from typing import Any
 
 import typer
 
-from assay.cli.app import freeze_startup
 from assay.cli.output import fail, print_issues, stderr, stdout
 from assay.cli.prewarm import GRADE_FINISH, Prewarm
+from assay.cli.process import freeze_startup
 from assay.errors import AssayError, InputError, Issue
 
 EXIT_BUDGET = 3  # exit codes: README "Exit codes and limits"
