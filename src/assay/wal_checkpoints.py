@@ -4,8 +4,8 @@ In WAL mode with ``synchronous=NORMAL`` a commit does not sync; a checkpoint (co
 pages into the database file) syncs both files. SQLite runs one on the commit that takes the
 WAL past 1,000 pages, in the writing thread: for ``assay grade`` that is the event loop, which
 then stalls for every sync (≈10 ms each on this disk, up to 0.5 s while other files are being
-flushed) with all its requests in flight. The writer turns those off
-(``PRAGMA wal_autocheckpoint=0``) and calls :meth:`Checkpoints.poke` after each commit; a
+flushed) with all its requests in flight. :meth:`Checkpoints.take_over` turns those off
+(``PRAGMA wal_autocheckpoint=0``) and the writer calls :meth:`Checkpoints.poke` after each commit; a
 thread with its own connection checkpoints once the WAL is past :data:`WAL_BYTES`, at most
 every :data:`MIN_INTERVAL_S` (a WAL file keeps its size when SQLite starts over at its beginning,
 so its size says how far it once grew, not how much is left to copy). Passive
@@ -19,8 +19,8 @@ Example:
     >>> import sqlite3, tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.sqlite"
     >>> db = sqlite3.connect(path, isolation_level=None)
-    >>> _ = db.execute("PRAGMA journal_mode=WAL"), db.execute("PRAGMA wal_autocheckpoint=0")
-    >>> checkpoints = Checkpoints(path)
+    >>> _ = db.execute("PRAGMA journal_mode=WAL")
+    >>> checkpoints = Checkpoints.take_over(db, path)
     >>> _ = db.execute("CREATE TABLE t (x)"); checkpoints.poke()
     >>> db.close(); checkpoints.close()
     >>> pathlib.Path(f"{path}-wal").exists()
@@ -56,6 +56,12 @@ class Checkpoints:
         self._now = False
         self._thread = threading.Thread(target=self._run, name="assay-checkpoints", daemon=True)
         self._thread.start()
+
+    @classmethod
+    def take_over(cls, writer: sqlite3.Connection, path: str | Path) -> Checkpoints:
+        """Turn ``writer``'s automatic checkpoints off and hand them to a new thread."""
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        return cls(path)
 
     def poke(self, *, now: bool = False) -> None:
         """After a commit: checkpoint if the WAL is past the threshold. ``now``: whatever its

@@ -216,8 +216,7 @@ class ResponseCache:
             raise
         self._db.execute("COMMIT")
         if self._checkpoints is None:  # written from the event loop: syncs go to a thread
-            self._db.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpoints = Checkpoints(self.path)
+            self._checkpoints = Checkpoints.take_over(self._db, self.path)
         self._checkpoints.poke()
 
     def checkpoint_soon(self) -> None:

@@ -201,8 +201,7 @@ class RunStore:
     def _checkpoint_later(self) -> None:
         """The engine commits on the event loop: WAL checkpoints (disk syncs) go to a thread."""
         if self._checkpoints is None:
-            self.db.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpoints = Checkpoints(self.path)
+            self._checkpoints = Checkpoints.take_over(self.db, self.path)
         self._checkpoints.poke()
 
     def checkpoint_soon(self) -> None:
