@@ -184,10 +184,15 @@ async def bare_client(base_url: str, bodies: list[bytes], n: int, concurrency: i
     return {"wall": wall, "cpu": time.process_time() - cpu}
 
 
+def speed_ratio(round_: tuple[dict, dict]) -> float:
+    """A (bare, assay) round's assay calls/s over bare calls/s."""
+    bare, assay = round_
+    return bare["wall"] / assay["wall"]
+
+
 def median_round(rounds: list[tuple[dict, dict]]) -> tuple[dict, dict]:
     """The (bare, assay) round whose assay/bare ratio is the median (the lower middle one)."""
-    ordered = sorted(rounds, key=lambda r: r[0]["wall"] / r[1]["wall"])
-    return ordered[(len(ordered) - 1) // 2]
+    return sorted(rounds, key=speed_ratio)[(len(rounds) - 1) // 2]
 
 
 def row(name: str, calls: int, result: dict, bare_rate: float | None = None, note: str = "") -> None:
@@ -243,7 +248,7 @@ def run_cases(work: Path, cases: set[str], args: argparse.Namespace) -> None:
 
     server = Server(work, 50)
     try:
-        # Rounds of bare, then assay (each on a cold cache of its own): on a shared machine the
+        # Rounds of assay (each on a cold cache of its own), then bare: on a shared machine the
         # speed drifts by 10-30% within minutes, so each round is compared within itself.
         rounds = []
         for k in range(args.rounds):
@@ -255,7 +260,7 @@ def run_cases(work: Path, cases: set[str], args: argparse.Namespace) -> None:
         bare, clean = median_round(rounds)
         bare_rate = calls / bare["wall"]
         note = (f"median of {args.rounds} rounds by assay/bare: "
-                + ", ".join(f"{b['wall'] / a['wall']:.2f}x" for b, a in rounds)) if args.rounds > 1 else ""
+                + ", ".join(f"{speed_ratio(r):.2f}x" for r in rounds)) if args.rounds > 1 else ""
         row("bare aiohttp, C=64", calls, bare)
         row("assay grade (default)", calls, clean, bare_rate, note)
         if "c64" in cases:
