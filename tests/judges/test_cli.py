@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
@@ -97,3 +99,20 @@ def test_fake_judge_command_serves_and_logs_requests(tmp_path):
         process.wait(timeout=10)
     assert reply.data["verdict"] == "UNMET"
     assert json.loads(log.read_text().splitlines()[0])["criterion_id"] == "k"
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_fake_judge_command_stops_cleanly_on_sigint_or_sigterm_even_with_sigint_ignored(number):
+    # started as a background shell starts it: SIGINT ignored, so Python raises no
+    # KeyboardInterrupt; the server must still stop on either signal, and exit 0
+    ignoring_sigint = "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    process = subprocess.Popen(
+        [sys.executable, "-c", ignoring_sigint + "from assay.cli import main; main()",
+         "fake-judge", "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "fake judge listening on" in process.stderr.readline()
+        process.send_signal(number)
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
+        process.wait()

@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli.app import app
+
+if TYPE_CHECKING:
+    import asyncio
 
 cache_app = typer.Typer(help="Inspect or empty the judge response cache.", no_args_is_help=True)
 judges_app = typer.Typer(help="Check judge endpoints and estimate costs.", no_args_is_help=True)
@@ -86,7 +90,7 @@ def fake_judge(
     rubric: list[Path] | None = typer.Option(None, "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
                                       "MET/UNMET should answer (highest/lowest-valued option)."),
 ) -> None:
-    """Run the fake OpenAI-compatible (and Anthropic) judge server until interrupted.
+    """Run the fake OpenAI-compatible (and Anthropic) judge server until Ctrl+C or SIGTERM.
 
     The fake judge is a stand-in that answers by rule, not a model: every criterion gets the
     --policy answer (MET by default); on a multi-choice criterion MET picks the highest-valued
@@ -115,10 +119,12 @@ def fake_judge(
 
     async def serve() -> None:
         await server.start()
+        stop = asyncio.Event()
+        _stop_on_signals(stop)  # before saying it listens: a signal sent then is not lost
         typer.echo(f"fake judge listening on {server.base_url}  (spec: openai-compatible:fake@{server.base_url})", err=True)
         typer.echo(f"a stand-in that answers by rule (--policy {policy}), not a model", err=True)
         try:
-            await asyncio.Event().wait()
+            await stop.wait()
         finally:
             await server.stop()
 
@@ -126,6 +132,21 @@ def fake_judge(
         asyncio.run(serve())
     except KeyboardInterrupt:
         pass
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    """Set ``stop`` (an :class:`asyncio.Event`) on SIGINT or SIGTERM, so that the server stops
+    cleanly (its request log flushed) on either, even in a process started with SIGINT ignored
+    (as a background shell starts it), where Python raises no KeyboardInterrupt."""
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(number, stop.set)
+        except (NotImplementedError, RuntimeError):  # Windows' event loops: Ctrl+C still works
+            return
 
 
 @judges_app.command("check")
