@@ -4,9 +4,10 @@ In WAL mode with ``synchronous=NORMAL`` a commit does not sync; a checkpoint (co
 pages into the database file) syncs both files. SQLite runs one on the commit that takes the
 WAL past 1,000 pages, in the writing thread: for ``assay grade`` that is the event loop, which
 then stalls for every sync (≈10 ms each on this disk, up to 0.5 s while other files are being
-flushed) with all its requests in flight. :meth:`Checkpoints.take_over` turns those off
-(``PRAGMA wal_autocheckpoint=0``) and the writer calls :meth:`Checkpoints.poke` after each commit; a
-thread with its own connection checkpoints once the WAL is past :data:`WAL_BYTES`, at most
+flushed) with all its requests in flight. The writer calls :meth:`Checkpoints.poke` after each
+commit; the first poke turns the writer's own checkpoints off (``PRAGMA wal_autocheckpoint=0``)
+and starts a thread, so a connection that never writes costs no thread. That thread, with its
+own connection, checkpoints once the WAL is past :data:`WAL_BYTES`, at most
 every :data:`MIN_INTERVAL_S` (a WAL file keeps its size when SQLite starts over at its beginning,
 so its size says how far it once grew, not how much is left to copy). Passive
 checkpoints never block the writer, and SQLite releases the GIL while it syncs.
@@ -20,7 +21,7 @@ Example:
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "x.sqlite"
     >>> db = sqlite3.connect(path, isolation_level=None)
     >>> _ = db.execute("PRAGMA journal_mode=WAL")
-    >>> checkpoints = Checkpoints.take_over(db, path)
+    >>> checkpoints = Checkpoints(path, writer=db)
     >>> _ = db.execute("CREATE TABLE t (x)"); checkpoints.poke()
     >>> db.close(); checkpoints.close()
     >>> pathlib.Path(f"{path}-wal").exists()
@@ -41,39 +42,45 @@ MIN_INTERVAL_S = 0.5
 
 
 class Checkpoints:
-    """A thread that checkpoints ``path``'s WAL when poked, the WAL has grown past ``wal_bytes``
-    and ``min_interval_s`` has passed since the last; :meth:`close` after the writer's
-    connection is closed."""
+    """A thread, started by the first :meth:`poke`, that checkpoints ``path``'s WAL when poked,
+    the WAL has grown past ``wal_bytes`` and ``min_interval_s`` has passed since the last;
+    ``writer`` (the connection that commits) has its automatic checkpoints turned off then.
+    :meth:`close` after the writer's connection is closed."""
 
-    def __init__(self, path: str | Path, *, wal_bytes: int = WAL_BYTES,
-                 min_interval_s: float = MIN_INTERVAL_S) -> None:
+    def __init__(self, path: str | Path, *, writer: sqlite3.Connection | None = None,
+                 wal_bytes: int = WAL_BYTES, min_interval_s: float = MIN_INTERVAL_S) -> None:
         self.path = Path(path)
         self.wal_bytes = wal_bytes
         self.min_interval_s = min_interval_s
         self.done = 0  # checkpoints run (for tests and benchmarks)
+        self._writer = writer
         self._wake = threading.Event()
         self._closing = False
         self._now = False
-        self._thread = threading.Thread(target=self._run, name="assay-checkpoints", daemon=True)
-        self._thread.start()
-
-    @classmethod
-    def take_over(cls, writer: sqlite3.Connection, path: str | Path) -> Checkpoints:
-        """Turn ``writer``'s automatic checkpoints off and hand them to a new thread."""
-        writer.execute("PRAGMA wal_autocheckpoint=0")
-        return cls(path)
+        self._thread: threading.Thread | None = None
 
     def poke(self, *, now: bool = False) -> None:
         """After a commit: checkpoint if the WAL is past the threshold. ``now``: whatever its
         size and however recent the last one, and empty the WAL file (after the last write,
         so that closing finds nothing to copy and no large file to delete: deleting a WAL of a
-        few MB took 34 ms on a disk mounted with ``discard``)."""
+        few MB took 34 ms on a disk mounted with ``discard``); before any plain poke there has
+        been no commit, and it does nothing."""
+        if self._thread is None:
+            if now:
+                return
+            if self._writer is not None:
+                self._writer.execute("PRAGMA wal_autocheckpoint=0")
+            self._thread = threading.Thread(target=self._run, name="assay-checkpoints",
+                                            daemon=True)
+            self._thread.start()
         self._now = self._now or now
         self._wake.set()
 
     def close(self) -> None:
         """Close this thread's connection (the last one: SQLite copies what is left and removes
-        the WAL) and wait for it."""
+        the WAL) and wait for it; nothing to do if it never started."""
+        if self._thread is None:
+            return
         self._closing = True
         self._wake.set()
         self._thread.join()

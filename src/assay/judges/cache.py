@@ -113,7 +113,7 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.executescript(_SCHEMA)
-        self._checkpoints: Checkpoints | None = None  # started by the first batch written
+        self._checkpoints = Checkpoints(self.path, writer=self._db)  # a thread from the first batch
 
     def __repr__(self) -> str:
         return f"ResponseCache({str(self.path)!r}, mode={self.mode!r}, ttl_s={self.ttl_s})"
@@ -215,17 +215,14 @@ class ResponseCache:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
-        if self._checkpoints is None:  # written from the event loop: syncs go to a thread
-            self._checkpoints = Checkpoints.take_over(self._db, self.path)
-        self._checkpoints.poke()
+        self._checkpoints.poke()  # written from the event loop: syncs go to a thread
 
     def checkpoint_soon(self) -> None:
         """Write batched rows now and copy the WAL into the database file in the background
         (so that :meth:`close` has little left to do)."""
         with self._lock:
             self._write_pending()
-            if self._checkpoints is not None:
-                self._checkpoints.poke(now=True)
+            self._checkpoints.poke(now=True)
 
     def stats(self) -> CacheStats:
         with self._lock:
@@ -274,8 +271,7 @@ class ResponseCache:
                 self._flush_counters()
             finally:
                 self._db.close()
-                if self._checkpoints is not None:
-                    self._checkpoints.close()
+                self._checkpoints.close()
 
     def _flush_counters(self) -> None:
         hits, misses = self.hits - self._flushed[0], self.misses - self._flushed[1]

@@ -117,7 +117,7 @@ class RunStore:
         self.rolled_back = 0  # finished calls lost by the last failed write
         self.commit_every = COMMIT_EVERY
         self._held = _HeldRows()  # finished calls not written yet
-        self._checkpoints: Checkpoints | None = None  # started by the first commit
+        self._checkpoints = Checkpoints(self.path, writer=self.db)  # a thread from the first commit
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -175,8 +175,7 @@ class RunStore:
             self.commit()
         finally:
             self.db.close()
-            if self._checkpoints is not None:
-                self._checkpoints.close()
+            self._checkpoints.close()
 
     @property
     def dirty(self) -> bool:
@@ -195,21 +194,14 @@ class RunStore:
             self._roll_back()
             raise
         self.uncommitted = 0
-        if wrote:
-            self._checkpoint_later()
-
-    def _checkpoint_later(self) -> None:
-        """The engine commits on the event loop: WAL checkpoints (disk syncs) go to a thread."""
-        if self._checkpoints is None:
-            self._checkpoints = Checkpoints.take_over(self.db, self.path)
-        self._checkpoints.poke()
+        if wrote:  # the engine commits on the event loop: WAL checkpoints (disk syncs) go to a thread
+            self._checkpoints.poke()
 
     def checkpoint_soon(self) -> None:
         """After the last write of a session: copy the WAL into the database file in the
         background while the caller goes on (scoring), so that :meth:`close` has little left."""
-        if self._checkpoints is not None:
-            self.commit()
-            self._checkpoints.poke(now=True)
+        self.commit()
+        self._checkpoints.poke(now=True)
 
     def _roll_back(self) -> None:
         self.rolled_back, self.uncommitted = self.uncommitted, 0
