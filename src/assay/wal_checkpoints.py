@@ -68,13 +68,16 @@ class Checkpoints:
         if self._thread is None:
             if now:
                 return
-            if self._writer is not None:
-                self._writer.execute("PRAGMA wal_autocheckpoint=0")
-            self._thread = threading.Thread(target=self._run, name="assay-checkpoints",
-                                            daemon=True)
-            self._thread.start()
+            self._start()
         self._now = self._now or now
         self._wake.set()
+
+    def _start(self) -> None:
+        """Take the checkpoints over from the writer, in a thread of their own."""
+        if self._writer is not None:
+            self._writer.execute("PRAGMA wal_autocheckpoint=0")
+        self._thread = threading.Thread(target=self._run, name="assay-checkpoints", daemon=True)
+        self._thread.start()
 
     def close(self) -> None:
         """Close this thread's connection (the last one: SQLite copies what is left and removes
