@@ -1,0 +1,236 @@
+"""The floor of a warm `assay grade`: the least a CPython process must do per call, timed.
+
+    .venv/bin/python benchmarks/warm_floor.py                # 440 examples, 6,308 calls, ~1 minute
+    .venv/bin/python benchmarks/warm_floor.py --examples 1440
+
+A run whose every call is in the response cache still reads each row, renders each prompt,
+hashes it twice (the cache key and the prompt hash: fixed formats), looks the reply up, reads
+the verdict, writes the run store's rows (Assay's own schema) and scores each item. This script
+does exactly that and nothing else, in plain Python (orjson, hashlib, sqlite3; no pydantic, no
+asyncio), on the data of `grade_end_to_end.py`, and checks that its cache keys are the ones
+`assay grade` looked up. Then it times the real warm `assay grade` on the same cache.
+
+What it prints is a bound, not a target: the best rate a process doing only this could reach,
+its start-up being a bare interpreter importing those three modules. Against it stand the
+figures of `assay grade` itself, whose process also imports pydantic, typer and rich, checks
+what it reads, and scores the run's summary with its bootstrap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import orjson
+from grade_end_to_end import ASSAY, Server, compile_sources, healthbench_rows, run_grade
+
+BATCH = 256  # calls a transaction, as the run store commits
+
+
+class Stages:
+    """Seconds spent in each named stage, over one pass."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+
+def key_parts(data: Path, base_url: str) -> tuple[dict, object, list[str]]:
+    """What `assay grade --healthbench --ideal` puts in each cache key besides the messages,
+    the HealthBench template, and the keys Assay itself computes (to check the floor's)."""
+    from assay.grading.grader import Grader
+    from assay.judges.factory import make_judge
+    from assay.runs.engine import judge_request
+    from assay.runs.options import RunOptions
+    from assay.runs.runner import plan_run
+    from assay.runs.sources import ItemSource
+
+    source = ItemSource(path=data.resolve(), ideal=True)
+    plan = plan_run(source, RunOptions.build(healthbench=True,
+                                             judges=[f"openai-compatible:fake@{base_url}"]))
+    judge = make_judge(plan.judge_configs[0])
+    grader = Grader(plan.grading)
+    keys = [judge.cache_key(judge_request(call))
+            for item in source for call in grader.plan(item, item.rubric, judge.id)]
+    template = grader.template_for(None)
+    parts = {"endpoint": judge.config.base_url, "wire": judge.config.wire, "model": judge.model,
+             "params": judge.config.request_params(), "schema": None, "schema_name": "verdict",
+             "template_version": template.version}
+    return parts, template, keys
+
+
+def plain_messages_json(messages: tuple[dict[str, str], ...]) -> bytes:
+    """``json.dumps(messages, ensure_ascii=False).encode()``, as the prompt hash reads it."""
+    return b"[" + b", ".join(
+        b"{" + b", ".join(orjson.dumps(k) + b": " + orjson.dumps(v) for k, v in m.items()) + b"}"
+        for m in messages) + b"]"
+
+
+def floor_pass(data: Path, cache: Path, store: Path, parts: dict, template) -> tuple[Stages, list[str]]:
+    """One warm grade reduced to its necessary work; returns its stages and the cache keys."""
+    t = Stages()
+    with t("read rows (orjson)"):
+        rows = [orjson.loads(line) for line in data.open("rb")]
+        rows = [r for r in rows if (r.get("ideal_completions_data") or {}).get("ideal_completion")]
+    with t("render prompts"):
+        prompts = []
+        for row in rows:
+            turns = [*row["prompt"], {"role": "assistant",
+                                      "content": row["ideal_completions_data"]["ideal_completion"]}]
+            conversation = "\n\n".join(f"{m['role']}: {m['content']}" for m in turns)
+            head = template.user.replace("<<conversation>>", conversation)
+            prompts.append([template.wrap(head.replace("<<rubric_item>>",
+                                                       f"[{c['points']}] {c['criterion']}"))
+                            for c in row["rubrics"]])
+    with t("cache keys (sha256)"):
+        keys = [[hashlib.sha256(orjson.dumps({**parts, "messages": m}, option=orjson.OPT_SORT_KEYS)
+                                ).hexdigest() for m in item] for item in prompts]
+    with t("prompt hashes (sha256)"):
+        hashes = [[hashlib.sha256(plain_messages_json(m)).hexdigest() for m in item]
+                  for item in prompts]
+    with t("cache lookups (a query an item)"):
+        reader = sqlite3.connect(cache)
+        replies = []
+        for item in keys:
+            found = {k: (orjson.loads(d), raw) for k, d, raw in reader.execute(
+                f"SELECT key, data, raw FROM replies WHERE key IN ({','.join('?' * len(item))})",
+                item)}
+            replies.append([found[k] for k in item])
+        reader.close()
+    with t("read verdicts"):
+        met = [[reply[0].get("criteria_met") is True for reply in item] for item in replies]
+    with t("write the run store"):
+        write_store(store, rows, keys, hashes, replies, met)
+    with t("score items"):
+        scores = []
+        for row, item_met in zip(rows, met):
+            points = [c["points"] for c in row["rubrics"]]
+            possible = sum(p for p in points if p > 0)
+            achieved = sum(p for p, ok in zip(points, item_met) if ok)
+            scores.append(min(1.0, max(0.0, achieved / possible)))
+        sum(scores) / len(scores)
+    return t, [k for item in keys for k in item]
+
+
+def write_store(store: Path, rows: list[dict], keys: list[list[str]], hashes: list[list[str]],
+                replies: list[list[tuple]], met: list[list[bool]]) -> None:
+    """The run store's rows for a warm grade, in Assay's schema: each item and its rubric, then
+    each call and its verdict (criterion ids and call keys derived as Assay derives them),
+    committed every :data:`BATCH` calls."""
+    from assay.runs.store_schema import SCHEMA
+
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store}{suffix}").unlink(missing_ok=True)
+    db = sqlite3.connect(store, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.executescript(SCHEMA)
+    now, calls, verdicts = time.time(), [], []
+    db.execute("BEGIN")
+    for row, item_keys, item_hashes, item_replies, item_met in zip(rows, keys, hashes, replies, met):
+        item_id = row["prompt_id"]
+        rubric = orjson.dumps(row["rubrics"]).decode()
+        digest = hashlib.sha256(rubric.encode()).hexdigest()[:24]
+        db.execute("INSERT OR IGNORE INTO rubrics VALUES (?, ?)", (digest, rubric))
+        item = orjson.dumps({k: v for k, v in row.items() if k != "rubrics"}).decode()
+        db.execute("INSERT INTO items (id, rubric_hash, json, n_calls, started_at, done) "
+                   "VALUES (?,?,?,?,?,1)", (item_id, digest, item, len(item_keys), now))
+        for entry, phash, reply, ok in zip(row["rubrics"], item_hashes, item_replies, item_met):
+            text = " ".join(entry["criterion"].lower().split())
+            criterion = "c-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+            key = hashlib.sha256(f"{item_id}\x1ffake\x1f{criterion}".encode()).hexdigest()[:32]
+            calls.append((key, item_id, "fake", f'["{criterion}"]', phash, "{}", "ok", reply[1],
+                          0, 0, 0, 0, 0.0, 0.0, 1, 0, now))
+            verdicts.append((item_id, criterion, "fake", "MET" if ok else "UNMET", None, "", key))
+        if len(calls) >= BATCH or row is rows[-1]:
+            db.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           calls)
+            db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?,?,?)", verdicts)
+            db.execute("COMMIT")
+            db.execute("BEGIN")
+            calls, verdicts = [], []
+    db.execute("COMMIT")
+    db.close()
+
+
+def best_start(command: list[str], times: int = 5) -> float:
+    best = float("inf")
+    for _ in range(times):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    compile_sources()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--examples", type=int, default=440)
+    parser.add_argument("--passes", type=int, default=3, help="floor passes (the fastest shown)")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="assay-floor-"))
+    try:
+        run(work, args)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(work: Path, args: argparse.Namespace) -> None:
+    data = healthbench_rows(work / "hb.jsonl", args.examples)
+    cache = work / "cache.sqlite"
+    server = Server(work, 0)
+    try:
+        def grade(name: str) -> dict:
+            return run_grade([str(data), "--healthbench", "--ideal", "--judge",
+                              f"openai-compatible:fake@{server.base_url}", "--run-dir",
+                              str(work / name), "--cache", str(cache)])
+
+        grade("cold")
+        warm = grade("warm")
+        parts, template, assay_keys = key_parts(data, server.base_url)
+    finally:
+        server.stop()
+    passes = [floor_pass(data, cache, work / "floor.sqlite", parts, template)
+              for _ in range(args.passes)]
+    stages, keys = min(passes, key=lambda p: sum(p[0].seconds.values()))
+    if keys != assay_keys:
+        raise SystemExit("the floor's cache keys differ from assay grade's: it did other work")
+    calls = len(keys)
+    start = best_start([sys.executable, "-c", "import hashlib, sqlite3, orjson"])
+    cli_start = best_start([ASSAY, "--help"])
+
+    print(f"Floor of a warm grade, {calls:,} calls (best of {args.passes} passes):\n")
+    print("| stage | ms | µs/call |\n|---|---:|---:|")
+    for name, seconds in stages.seconds.items():
+        print(f"| {name} | {seconds * 1e3:.1f} | {seconds / calls * 1e6:.1f} |")
+    per_call = sum(stages.seconds.values()) / calls
+    print(f"| **total** | {per_call * calls * 1e3:.1f} | **{per_call * 1e6:.1f}** |")
+    print(f"\nstart-up: a bare interpreter importing hashlib, sqlite3, orjson {start * 1e3:.0f} ms; "
+          f"`assay --help` {cli_start * 1e3:.0f} ms")
+    for n in sorted({calls, 5_142, 20_693}):
+        print(f"ceiling of a process doing only this, {n:,} calls: "
+              f"{n / (start + n * per_call):,.0f} calls/s")
+    print(f"\n`assay grade`, warm: {warm['wall']:.2f} s, {calls / warm['wall']:,.0f} calls/s "
+          f"(grading phase {calls / warm['phase_s']:,.0f}/s, "
+          f"{warm['phase_s'] / calls * 1e6:.0f} µs/call), CPU {warm['cpu'] / calls * 1e3:.3f} ms/call")
+    print(json.dumps({"floor_us_per_call": round(per_call * 1e6, 1),
+                      "start_ms": round(start * 1e3), "assay_help_ms": round(cli_start * 1e3)}))
+
+
+if __name__ == "__main__":
+    main()
