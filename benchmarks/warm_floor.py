@@ -19,8 +19,9 @@ what it reads, and scores the run's summary with its bootstrap.
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
 import hashlib
-import json
 import shutil
 import sqlite3
 import subprocess
@@ -116,15 +117,27 @@ def floor_pass(data: Path, cache: Path, store: Path, parts: dict, template) -> t
         met = [[reply[0].get("criteria_met") is True for reply in item] for item in replies]
     with t("write the run store"):
         write_store(store, rows, keys, hashes, replies, met)
-    with t("score items"):
-        scores = []
+    with t("score items (overall, by theme, by axis)"):
+        by_tag: dict[str, list[float]] = {}
         for row, item_met in zip(rows, met):
-            points = [c["points"] for c in row["rubrics"]]
-            possible = sum(p for p in points if p > 0)
-            achieved = sum(p for p, ok in zip(points, item_met) if ok)
-            scores.append(min(1.0, max(0.0, achieved / possible)))
-        sum(scores) / len(scores)
+            score = clipped_score(row["rubrics"], item_met)
+            by_tag.setdefault("overall", []).append(score)
+            for tag in row["example_tags"]:  # a theme: the example's score
+                by_tag.setdefault(tag, []).append(score)
+            for tag in {tag for entry in row["rubrics"] for tag in entry["tags"]}:  # an axis
+                pairs = [(e, ok) for e, ok in zip(row["rubrics"], item_met) if tag in e["tags"]]
+                if any(e["points"] > 0 for e, _ in pairs):
+                    by_tag.setdefault(tag, []).append(
+                        clipped_score([e for e, _ in pairs], [ok for _, ok in pairs]))
+        {tag: sum(values) / len(values) for tag, values in by_tag.items()}
     return t, [k for item in keys for k in item]
+
+
+def clipped_score(entries: list[dict], met: list[bool]) -> float:
+    """HealthBench's score of one example: points met over the positive points, in [0, 1]."""
+    possible = sum(e["points"] for e in entries if e["points"] > 0)
+    achieved = sum(e["points"] for e, ok in zip(entries, met) if ok)
+    return min(1.0, max(0.0, achieved / possible))
 
 
 def write_store(store: Path, rows: list[dict], keys: list[list[str]], hashes: list[list[str]],
@@ -168,6 +181,114 @@ def write_store(store: Path, rows: list[dict], keys: list[list[str]], hashes: li
     db.close()
 
 
+class ExclusiveTimer:
+    """Wraps functions so that each call's time goes to its stage, not counting the time of
+    other wrapped calls made inside it (as a profiler's own time, by stage)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._stack: list[list] = []  # [stage, resumed at]
+
+    def _enter(self, stage: str) -> None:
+        now = time.perf_counter()
+        if self._stack:
+            top = self._stack[-1]
+            self.seconds[top[0]] = self.seconds.get(top[0], 0.0) + now - top[1]
+        self._stack.append([stage, now])
+
+    def _leave(self) -> None:
+        now = time.perf_counter()
+        stage, resumed = self._stack.pop()
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + now - resumed
+        if self._stack:
+            self._stack[-1][1] = now
+
+    def wrap(self, owner: object, name: str, stage: str) -> None:
+        function = getattr(owner, name)
+
+        @functools.wraps(function)
+        def timed(*args, **kwargs):
+            self._enter(stage)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self._leave()
+
+        setattr(owner, name, timed)
+
+    def wrap_iterator(self, owner: object, name: str, stage: str) -> None:
+        """A method returning an iterator: the time of each ``next`` goes to ``stage``."""
+        function = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            inner = function(*args, **kwargs)
+            while True:
+                self._enter(stage)
+                try:
+                    value = next(inner)
+                except StopIteration:
+                    return
+                finally:
+                    self._leave()
+                yield value
+
+        setattr(owner, name, timed)
+
+
+def wrap_assay_stages() -> ExclusiveTimer:
+    """Time each stage of a grade in the functions the engine calls (done once per process)."""
+    from assay.grading import grader
+    from assay.judges.judge import Judge
+    from assay.runs import store
+    from assay.runs.engine import Engine
+    from assay.runs.session_scores import SessionScores
+    from assay.runs.sources import ItemSource
+
+    timer = ExclusiveTimer()
+    timer.wrap_iterator(ItemSource, "_with_responses", "read and validate items")
+    timer.wrap(grader.Grader, "plan", "render prompts, plan calls")
+    timer.wrap(Judge, "cached", "cache keys and lookups")
+    timer.wrap(grader, "prompt_hash", "prompt hashes")
+    timer.wrap(grader.Grader, "interpret", "read verdicts")
+    for name in ("register_item", "item_state", "record_call", "commit", "mark_item_done"):
+        timer.wrap(store.RunStore, name, "write the run store")
+    timer.wrap(SessionScores, "add", "score items")
+    run = Engine.run
+
+    async def timed_run(self, items):
+        timer._enter("engine: the rest (calls, records, progress)")
+        try:
+            return await run(self, items)
+        finally:
+            timer._leave()
+
+    Engine.run = timed_run
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 10, 10)  # the `assay` process's collector settings
+    return timer
+
+
+def assay_pass(timer: ExclusiveTimer, data: Path, cache: Path, base_url: str,
+               run_dir: Path) -> dict[str, float]:
+    """The same warm grade through the Python API in this process: seconds by stage."""
+    import assay
+
+    timer.seconds = {}
+    assay.grade(data, judges=[f"openai-compatible:fake@{base_url}"], healthbench=True,
+                ideal=True, cache_path=cache, run_dir=run_dir)
+    return timer.seconds
+
+def table(seconds: dict[str, float], calls: int) -> float:
+    """Print the stages as a Markdown table; return the total per call."""
+    print("| stage | ms | µs/call |\n|---|---:|---:|")
+    for name, spent in seconds.items():
+        print(f"| {name} | {spent * 1e3:.1f} | {spent / calls * 1e6:.1f} |")
+    total = sum(seconds.values())
+    print(f"| **total** | {total * 1e3:.1f} | **{total / calls * 1e6:.1f}** |")
+    return total / calls
+
+
 def best_start(command: list[str], times: int = 5) -> float:
     best = float("inf")
     for _ in range(times):
@@ -203,11 +324,15 @@ def run(work: Path, args: argparse.Namespace) -> None:
         grade("cold")
         warm = grade("warm")
         parts, template, assay_keys = key_parts(data, server.base_url)
+        timer = wrap_assay_stages()
+        passes, own_passes = [], []
+        for k in range(args.passes):  # alternated: the machine's speed drifts
+            passes.append(floor_pass(data, cache, work / "floor.sqlite", parts, template))
+            own_passes.append(assay_pass(timer, data, cache, server.base_url, work / f"api{k}"))
     finally:
         server.stop()
-    passes = [floor_pass(data, cache, work / "floor.sqlite", parts, template)
-              for _ in range(args.passes)]
     stages, keys = min(passes, key=lambda p: sum(p[0].seconds.values()))
+    own = min(own_passes, key=lambda p: sum(p.values()))
     if keys != assay_keys:
         raise SystemExit("the floor's cache keys differ from assay grade's: it did other work")
     calls = len(keys)
@@ -215,11 +340,7 @@ def run(work: Path, args: argparse.Namespace) -> None:
     cli_start = best_start([ASSAY, "--help"])
 
     print(f"Floor of a warm grade, {calls:,} calls (best of {args.passes} passes):\n")
-    print("| stage | ms | µs/call |\n|---|---:|---:|")
-    for name, seconds in stages.seconds.items():
-        print(f"| {name} | {seconds * 1e3:.1f} | {seconds / calls * 1e6:.1f} |")
-    per_call = sum(stages.seconds.values()) / calls
-    print(f"| **total** | {per_call * calls * 1e3:.1f} | **{per_call * 1e6:.1f}** |")
+    per_call = table(stages.seconds, calls)
     print(f"\nstart-up: a bare interpreter importing hashlib, sqlite3, orjson {start * 1e3:.0f} ms; "
           f"`assay --help` {cli_start * 1e3:.0f} ms")
     for n in sorted({calls, 5_142, 20_693}):
@@ -228,8 +349,9 @@ def run(work: Path, args: argparse.Namespace) -> None:
     print(f"\n`assay grade`, warm: {warm['wall']:.2f} s, {calls / warm['wall']:,.0f} calls/s "
           f"(grading phase {calls / warm['phase_s']:,.0f}/s, "
           f"{warm['phase_s'] / calls * 1e6:.0f} µs/call), CPU {warm['cpu'] / calls * 1e3:.3f} ms/call")
-    print(json.dumps({"floor_us_per_call": round(per_call * 1e6, 1),
-                      "start_ms": round(start * 1e3), "assay_help_ms": round(cli_start * 1e3)}))
+    print(f"\nThe same warm grade through the Python API, by stage (each stage's own time, "
+          f"best of {args.passes} passes):\n")
+    table(own, calls)
 
 
 if __name__ == "__main__":
