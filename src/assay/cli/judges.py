@@ -4,14 +4,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli.app import app
-
-if TYPE_CHECKING:
-    import asyncio
 
 cache_app = typer.Typer(help="Inspect or empty the judge response cache.", no_args_is_help=True)
 judges_app = typer.Typer(help="Check judge endpoints and estimate costs.", no_args_is_help=True)
@@ -98,6 +94,7 @@ def fake_judge(
     """
     import asyncio
 
+    from assay.stop_signals import stop_on_signals
     from assay.testing import FakeJudgeServer, Faults, Latency, policy_from_string
 
     latency = (Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000, (latency_ms + jitter_ms) / 1000)
@@ -119,8 +116,7 @@ def fake_judge(
 
     async def serve() -> None:
         await server.start()
-        stop = asyncio.Event()
-        _stop_on_signals(stop)  # before saying it listens: a signal sent then is not lost
+        stop = stop_on_signals()  # before saying it listens: a signal sent then is not lost
         typer.echo(f"fake judge listening on {server.base_url}  (spec: openai-compatible:fake@{server.base_url})", err=True)
         typer.echo(f"a stand-in that answers by rule (--policy {policy}), not a model", err=True)
         try:
@@ -132,21 +128,6 @@ def fake_judge(
         asyncio.run(serve())
     except KeyboardInterrupt:
         pass
-
-
-def _stop_on_signals(stop: asyncio.Event) -> None:
-    """Set ``stop`` (an :class:`asyncio.Event`) on SIGINT or SIGTERM, so that the server stops
-    cleanly (its request log flushed) on either, even in a process started with SIGINT ignored
-    (as a background shell starts it), where Python raises no KeyboardInterrupt."""
-    import asyncio
-    import signal
-
-    loop = asyncio.get_running_loop()
-    for number in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(number, stop.set)
-        except (NotImplementedError, RuntimeError):  # Windows' event loops: Ctrl+C still works
-            return
 
 
 @judges_app.command("check")

@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import signal
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ from assay.rewards.metrics import ServerMetrics
 from assay.rewards.openrlhf import openrlhf_items
 from assay.rewards.scorer import RewardItem, RewardScorer
 from assay.rewards.trl import scorer_bank
+from assay.stop_signals import stop_on_signals
 
 log = logging.getLogger("assay.serve")
 
@@ -127,10 +127,7 @@ class RewardServer:
     async def serve_forever(self, on_ready: Any = None) -> None:
         """Run until SIGTERM or SIGINT, then shut down gracefully."""
         url = await self.start()
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
+        stop = stop_on_signals()
         if on_ready is not None:
             on_ready(url)
         await stop.wait()
