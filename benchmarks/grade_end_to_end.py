@@ -184,6 +184,16 @@ async def bare_client(base_url: str, bodies: list[bytes], n: int, concurrency: i
     return {"wall": wall, "cpu": time.process_time() - cpu}
 
 
+def best_start(command: list[str], env: dict[str, str] | None = None, times: int = 5) -> float:
+    """The fastest of ``times`` runs of ``command``, in seconds (a process's start-up)."""
+    best = float("inf")
+    for _ in range(times):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, env=env, check=True)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def speed_ratio(round_: tuple[dict, dict]) -> float:
     """A (bare, assay) round's assay calls/s over bare calls/s."""
     bare, assay = round_
@@ -308,18 +318,9 @@ def run_cases(work: Path, cases: set[str], args: argparse.Namespace) -> None:
             zero.stop()
     if "startup" in cases:
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-
-        def best(command: list[str]) -> float:
-            times = []
-            for _ in range(5):
-                start = time.perf_counter()
-                subprocess.run(command, capture_output=True, env=env, check=True)
-                times.append(time.perf_counter() - start)
-            return min(times)
-
-        python = best([sys.executable, "-c", "pass"])
-        print(f"\n`assay --help`: {best([ASSAY, '--help']):.3f} s; `import assay`: "
-              f"{(best([sys.executable, '-c', 'import assay']) - python) * 1000:.0f} ms "
+        python = best_start([sys.executable, "-c", "pass"], env)
+        print(f"\n`assay --help`: {best_start([ASSAY, '--help'], env):.3f} s; `import assay`: "
+              f"{(best_start([sys.executable, '-c', 'import assay'], env) - python) * 1000:.0f} ms "
               f"(over a bare interpreter start of {python * 1000:.0f} ms)")
 
 
