@@ -135,8 +135,10 @@ def test_a_full_disk_stops_the_run_with_one_error_and_it_resumes(tmp_path, rubri
         resumed = subprocess.run([*ASSAY, "grade", "--resume", str(tmp_path / "run"), "--quiet"],
                                  capture_output=True, text=True, timeout=120, check=False)
         assert resumed.returncode == 0, resumed.stderr
-        made_again = len(server.requests) - before
-    assert made_again <= 160 - len(saved)  # no saved call is made again
+        # calls, not requests: a request retried on a loaded machine is still one call, and a
+        # request of the first run read by the server late is one the resume makes again
+        made_again = {(r["response_text"], r["criterion_id"]) for r in server.requests[before:]}
+    assert len(made_again) <= 160 - len(saved)  # no saved call is made again
     assert rows(tmp_path / "run", "SELECT COUNT(*), SUM(done) FROM items") == [(40, 40)]
 
 
