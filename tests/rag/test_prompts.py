@@ -3,7 +3,6 @@ baselines use the RAGAS paper's prompts."""
 
 from __future__ import annotations
 
-import glob
 import re
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from assay.rag import prompts
 
 GOLDEN = Path(__file__).parent / "golden"
+PAPER_LISTINGS = Path(__file__).parents[1] / "data" / "papers" / "astrid_appendix_a3_listings.txt"
 FIG11_19_CONTEXT = ("The DVLA says you can drive again when you can read a car number plate from "
                     "20 metres.")
 
@@ -46,11 +46,9 @@ def test_listing_4_context_relevance_prompt_is_golden():
 
 
 def _paper_text() -> str:
-    for parent in Path(__file__).resolve().parents:
-        found = glob.glob(str(parent / "shared" / "seeds" / "002_*.txt"))
-        if found:
-            return Path(found[0]).read_text(encoding="utf-8")
-    raise AssertionError("seed 002's text (shared/seeds/002_*.txt) is not beside the repository")
+    """Appendix A.3 of the ASTRID paper, quoted in the repository (its header names the source)."""
+    text = PAPER_LISTINGS.read_text(encoding="utf-8")
+    return text.split("\n\n", 1)[1]  # the quote begins after the header's blank line
 
 
 @pytest.mark.parametrize("name", ["LISTING_1_GROUNDING", "LISTING_2_CATEGORISATION",
