@@ -1,5 +1,6 @@
 """Issue 18.8, 18.9, 18.12: a damaged store is a clear error, one writer per run, and a full
-disk stops a run with one error and leaves it resumable."""
+disk stops a run with one error and leaves it resumable; issue 27.3: a full disk when the store
+is created is one error naming it, and leaves nothing behind that stops the same command."""
 
 from __future__ import annotations
 
@@ -113,6 +114,25 @@ def _file_size_limit(limit: int):
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     return apply
+
+
+def test_a_full_disk_at_store_creation_is_one_error_and_the_same_command_then_runs(
+        tmp_path, rubric_file):
+    items = write_items(tmp_path / "items.jsonl", 4)
+    run = tmp_path / "run"
+    with FakeJudgeServer.run_in_thread(policy=POLICY) as server:
+        command = [*ASSAY, "grade", str(items), "--rubric", str(rubric_file), "--judge",
+                   spec(server), "--run-dir", str(run), "--quiet"]
+        full = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False,
+                              preexec_fn=_file_size_limit(20_000))  # a store takes more
+        assert full.returncode == 1, full.stderr
+        assert "Traceback" not in full.stderr + full.stdout
+        assert f"{run / 'run.sqlite'}: cannot create the run store" in full.stderr
+        assert sorted(p.name for p in run.iterdir()) == ["run.lock"]  # no half-made store
+        assert server.requests == []
+        again = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0, again.stderr
+    assert rows(run, "SELECT COUNT(*), SUM(done) FROM items") == [(4, 4)]
 
 
 def test_a_full_disk_stops_the_run_with_one_error_and_it_resumes(tmp_path, rubric_file):

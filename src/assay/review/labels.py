@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Self
 
 from assay.errors import InputError, Issue
-from assay.sqlite_files import open_sqlite
+from assay.sqlite_files import connect_read_only, open_sqlite, writable
 from assay.verdict import Verdict
 
 FILE_NAME = "labels.sqlite"
@@ -70,7 +70,11 @@ class RunLabels:
 
     @classmethod
     def open(cls, run_dir: str | Path) -> RunLabels:
+        """The run's label store (made if missing); one that cannot be written, e.g. in a
+        read-only run directory, is opened to be read (:meth:`put` then fails)."""
         path = Path(run_dir) / FILE_NAME
+        if path.is_file() and not writable(path):
+            return cls(path, connect_read_only(path, what="label store"))
         db = open_sqlite(path, _SCHEMA, what="label store")
         return cls(path, db)
 

@@ -103,7 +103,7 @@ def record_routing(run_dir: str | Path, taxonomy: Taxonomy, router: Router,
     """Store the routing of every item in the run store's metadata (``routing``)."""
     from assay.runs.store import RunStore
 
-    store = RunStore.open(run_dir)
+    store = RunStore.open(run_dir, write=True)
     try:
         store.set_meta("routing", {
             "taxonomy": {"id": taxonomy.id, "version": taxonomy.version},

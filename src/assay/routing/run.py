@@ -71,10 +71,13 @@ async def aroute_and_grade(
     from assay.judges import Budget
     from assay.runs.runner import arun
     from assay.runs.sources import ItemSource
+    from assay.runs.store import RunStore
 
     if router not in ROUTERS:
         raise ValueError(f"unknown router {router!r}; choose one of {', '.join(ROUTERS)}")
     run_dir = Path(run_dir)
+    if resume is not None:  # one that cannot be written is refused before any routing call
+        RunStore.open(resume, write=True).close()
     options = options.replace(run_dir=str(run_dir), formula=formula or options.formula)
     budget = Budget(options.budget_usd) if options.budget_usd is not None else None
     routed, batch, issues, router_obj = await _route(

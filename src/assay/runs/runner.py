@@ -108,6 +108,18 @@ def _restored_judge(settings: dict[str, Any], config_file: str | None, run: str 
     return config
 
 
+def refuse_changed_config(run: str | Path, stored: dict[str, Any], config: dict[str, Any]) -> None:
+    """A :class:`ConfigError` listing the settings of ``config`` that differ from those the
+    run ``run`` was made with (``stored``): a run is resumed with its own config only."""
+    changes = config_changes(stored, config)
+    if changes:
+        raise ConfigError(
+            f"{run}: refusing to resume with a different config; changed:\n  "
+            + "\n  ".join(changes)
+            + "\n(resume with the original settings, or start a new run; to rescore stored "
+              "votes differently use `assay score RUN --aggregate ... --abstain ...`)")
+
+
 def new_run_dir(options: RunOptions) -> Path:
     """The run directory a new run of ``options`` uses (``runs/STAMP-ID`` by default)."""
     if options.run_dir:
@@ -136,16 +148,11 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     check_options(options)  # fail before any work on a bad setting
     plan = plan_run(source, options)
     judge_configs, grading, pools, config = plan.judge_configs, plan.grading, plan.pools, plan.config
-    if resume is not None:
-        store = RunStore.open(resume)
-        changes = config_changes(store.config(), config)
+    if resume is not None:  # a store that cannot be written is refused here, before any call
+        store = RunStore.open(resume, write=True)
+        stored = store.config()
         store.close()
-        if changes:
-            raise ConfigError(
-                f"{resume}: refusing to resume with a different config; changed:\n  "
-                + "\n  ".join(changes)
-                + "\n(resume with the original settings, or start a new run; to rescore stored "
-                  "votes differently use `assay score RUN --aggregate ... --abstain ...`)")
+        refuse_changed_config(resume, stored, config)
     else:
         check_rubrics(source, options.rubric)
     if budget is None and options.budget_usd is not None:
@@ -181,10 +188,10 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
             Path(resume) if resume is not None else new_run_dir(options))
         lock = RunLock(run_dir).acquire()
         if resume is not None:
-            store = RunStore.open(run_dir)
+            store = RunStore.open(run_dir, write=True)
         else:
-            store = RunStore.create(run_dir / "run.sqlite", config)
-            store.set_meta("sources", sources_of(source, options, judge_configs))
+            store = RunStore.create(run_dir / "run.sqlite", config,
+                                    {"sources": sources_of(source, options, judge_configs)})
     except BaseException:
         if pool is not None:
             await pool.aclose()

@@ -35,13 +35,15 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.item import Item
 from assay.rubric import Rubric
-from assay.runs.store_errors import StoreError, damaged
+from assay.runs.store_errors import StoreError, cannot_create, cannot_resume, damaged
 from assay.runs.store_schema import SCHEMA, expected_columns, permutations_json, strings_json
+from assay.sqlite_files import connect_read_only, sidecars, write_problem
 from assay.verdict import Verdict
 from assay.wal_checkpoints import Checkpoints
 
 COMMIT_EVERY = 256  # finished calls per transaction at most
 COMMIT_AFTER_S = 0.25  # and no finished call waits longer than this for its commit
+RUN_FILES = ("run.lock", "manifest.json")  # written beside the store by a run (lock, manifest)
 __all__ = ["CallRecord", "RunStore", "StoreError", "Totals", "rubric_hash"]
 
 
@@ -95,6 +97,12 @@ class _HeldRows:
         self.done: list[tuple[float, str]] = []
 
 
+def _remove(path: Path) -> None:
+    """Remove ``path`` and its journal files, if there."""
+    for file in (path, path.with_name(path.name + "-journal"), *sidecars(path)):
+        file.unlink(missing_ok=True)
+
+
 def rubric_hash(rubric: Rubric) -> str:
     return hashlib.sha256(rubric.model_dump_json().encode()).hexdigest()[:24]
 
@@ -102,16 +110,20 @@ def rubric_hash(rubric: Rubric) -> str:
 class RunStore:
     """A run's SQLite file. One writer (the engine's event loop); readers may come and go."""
 
-    def __init__(self, path: str | Path, *, _verify: bool = True):
+    def __init__(self, path: str | Path, *, _verify: bool = True, read_only: bool = False):
         self.path = Path(path)
+        self.read_only = read_only
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            if read_only:
+                self.db = connect_read_only(self.path, what="run store")
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
             if _verify:
                 self._verify()
-        except sqlite3.DatabaseError as exc:
-            raise damaged(self.path, str(exc)) from None
+        except sqlite3.DatabaseError as exc:  # unverified: the store create() has just made
+            raise (damaged(self.path, str(exc)) if _verify else cannot_create(self.path, exc)) from None
         self._rubrics: set[str] = set()
         self.uncommitted = 0  # finished calls not committed yet (held or written)
         self.rolled_back = 0  # finished calls lost by the last failed write
@@ -122,30 +134,49 @@ class RunStore:
     # -- lifecycle ------------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: str | Path, config: dict[str, Any]) -> RunStore:
-        """A new store with ``config``; it appears at ``path`` whole (schema and config) or not
-        at all, so a crash while creating never leaves a half-made store behind."""
+    def create(cls, path: str | Path, config: dict[str, Any],
+               meta: Mapping[str, Any] | None = None) -> RunStore:
+        """A new store with ``config`` (and ``meta``: more settings, each stored as JSON); it
+        appears at ``path`` whole or not at all, so a crash or a full disk while creating it
+        never leaves a half-made store behind (a full disk is a :class:`StoreError` naming the
+        file, and the same command can simply be run again)."""
         path = Path(path)
         if path.exists():
             raise ConfigError(f"{path}: a run already exists here; resume it with --resume")
         path.parent.mkdir(parents=True, exist_ok=True)
         fresh = path.with_name(path.name + ".new")
-        fresh.unlink(missing_ok=True)
-        db = sqlite3.connect(fresh, isolation_level=None)
+        rows = [("config", json.dumps(config, sort_keys=True)), ("created_at", repr(time.time())),
+                *((key, json.dumps(value, sort_keys=True)) for key, value in (meta or {}).items())]
         try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # closing syncs it whole, before the rename
-            db.executescript(f"BEGIN; {SCHEMA} COMMIT;")
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [
-                ("config", json.dumps(config, sort_keys=True)), ("created_at", repr(time.time()))])
-        finally:
-            db.close()
-        fresh.replace(path)
-        return cls(path, _verify=False)
+            _remove(fresh)
+            # In SQLite's rollback-journal mode, not WAL: the file is whole (synced) once the
+            # commit returns, where a WAL file might keep part of it if closing fails
+            db = sqlite3.connect(fresh, isolation_level=None)
+            try:
+                db.executescript(f"BEGIN; {SCHEMA}")
+                db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
+                db.execute("COMMIT")
+            finally:
+                db.close()
+            fresh.replace(path)
+        except (sqlite3.Error, OSError) as exc:  # e.g. the disk is full
+            _remove(fresh)
+            raise cannot_create(path, exc) from None
+        try:
+            return cls(path, _verify=False)
+        except StoreError:  # e.g. no room for its -shm file: it holds no call yet
+            _remove(path)
+            raise
 
     @classmethod
-    def open(cls, path: str | Path) -> RunStore:
-        """An existing store, checked first: a damaged one raises :class:`StoreError`."""
+    def open(cls, path: str | Path, *, write: bool = False) -> RunStore:
+        """An existing store, checked first: a damaged one raises :class:`StoreError`.
+
+        To read it (``write=False``) it need not be writable: a store in a read-only
+        directory or mount is opened read-only. ``write=True`` (to resume the run) refuses,
+        with a :class:`StoreError` saying why, a store that could not be written: before any
+        call is made rather than when the first result is to be saved.
+        """
         path = Path(path)
         if path.is_dir():
             path = path / "run.sqlite"
@@ -153,7 +184,10 @@ class RunStore:
             raise ConfigError(f"{path}: no run store here (expected a run directory or run.sqlite)")
         if path.stat().st_size == 0:
             raise damaged(path, "the file is empty (0 bytes)")
-        return cls(path)
+        problem = write_problem(path, also=RUN_FILES)
+        if write and problem is not None:
+            raise cannot_resume(path.parent, problem)
+        return cls(path, read_only=problem is not None)
 
     def _verify(self) -> None:
         """A quick integrity check and the expected tables and columns (a dropped or altered

@@ -23,14 +23,32 @@ def damaged(path: str | Path, detail: str) -> StoreError:
         "--cache, replies already paid for are reused)")
 
 
-def unwritable(path: str | Path, error: BaseException, unsaved: int) -> StoreError:
+def cannot_resume(run_dir: str | Path, problem: str) -> StoreError:
+    return StoreError(
+        f"{run_dir}: cannot resume this run: {problem}, and every call it made would be lost. "
+        "Nothing was sent. Make it writable again, or copy the run directory to a writable place "
+        f"and resume the copy; as it is, it can still be scored and reported (assay score "
+        f"{run_dir})")
+
+
+def cannot_create(path: str | Path, error: BaseException) -> StoreError:
+    return StoreError(
+        f"{path}: cannot create the run store ({_cause(error)}). Nothing of it was kept and no "
+        "call was made; free some space (or choose another --run-dir), then run the same "
+        "command again")
+
+
+def _cause(error: BaseException) -> str:
     text = str(error).lower()
     if "full" in text or getattr(error, "errno", None) == 28:  # ENOSPC
-        cause = "the disk is full"
-    elif "i/o" in text or getattr(error, "errno", None) == 27:  # EFBIG
-        cause = f"{error}: the disk may be full or a file-size limit reached"
-    else:
-        cause = f"{type(error).__name__}: {error}"
+        return "the disk is full"
+    if "i/o" in text or getattr(error, "errno", None) == 27:  # EFBIG
+        return f"{error}: the disk may be full or a file-size limit reached"
+    return f"{type(error).__name__}: {error}"
+
+
+def unwritable(path: str | Path, error: BaseException, unsaved: int) -> StoreError:
+    cause = _cause(error)
     lost = f"; {unsaved} finished calls could not be saved and will be made again" if unsaved else ""
     return StoreError(
         f"{path}: cannot write the run store ({cause}). Every call saved before is kept{lost}. "
