@@ -88,7 +88,7 @@ def _grade(args: dict[str, Any]):
         from assay.runs.checks import check_options
 
         check_options(options)
-        _dry_run(source, options)
+        _dry_run(source, options, args)
         return None
     freeze_startup()
     from assay.runs.manifest import package_versions
@@ -119,22 +119,35 @@ def _check_outputs(args: dict[str, Any]) -> None:
         raise InputError(issues)
 
 
-def _dry_run(source, options) -> None:
+def _dry_run(source, options, args: dict[str, Any]) -> None:
+    """The dry run's table (and ``--json``, written first); exit 1 if it lists an error."""
     from rich.table import Table
 
-    from assay.runs.dryrun import estimate_run
+    from assay.runs.dryrun import dry_run
 
-    n_items, estimates = estimate_run(source, options)
-    table = Table(title=f"dry run: {n_items} items (no call made)")
-    for col in ("judge", "calls", "prompt tokens", "completion tokens (est.)", "USD (est.)"):
-        table.add_column(col, justify="left" if col == "judge" else "right")
-    for e in estimates:
+    plan = dry_run(source, options, resume=args["resume"])
+    if args["json_out"] is not None:
+        Path(args["json_out"]).write_text(json.dumps(plan.to_dict(), indent=2), encoding="utf-8")
+    title = f"dry run: {plan.items} items (no call made)"
+    if plan.resume is not None:
+        title += f"; resuming {plan.resume}"
+    table = Table(title=title)
+    table.add_column("judge", overflow="fold")
+    for col in ("calls", "cached", "done", "prompt tokens", "completion (est.)", "USD (est.)"):
+        table.add_column(col, justify="right")
+    for e in plan.judges:
         cost = e.cost
         usd = f"{cost.usd:.4f}" if cost.priced else "unpriced"
-        table.add_row(e.judge, f"{cost.n_calls:,}", f"{cost.prompt_tokens:,}",
-                      f"{cost.completion_tokens:,}", usd)
+        table.add_row(e.judge, f"{cost.n_calls:,}", f"{e.cached:,}", f"{e.finished:,}",
+                      f"{cost.prompt_tokens:,}", f"{cost.completion_tokens:,}", usd)
+    table.caption = ("calls: to be sent (and paid); cached: answered by --cache; done: "
+                     "finished in the resumed run")
     stdout().print(table)
-    print_issues(source.issues)
+    if args["json_out"] is not None:
+        stdout().print(f"wrote {args['json_out']}", highlight=False)
+    if plan.issues:
+        print_issues(plan.issues)
+        raise typer.Exit(1)
 
 
 def _finish(report, args: dict[str, Any]) -> None:

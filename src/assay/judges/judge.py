@@ -115,16 +115,7 @@ class Judge:
         await self._transport.aclose()
 
     def cache_key(self, request: JudgeRequest) -> str:
-        return cache_key({
-            "endpoint": self.config.base_url,
-            "wire": self.config.wire,
-            "model": self.model,
-            "messages": request.messages,
-            "params": self._params,
-            "schema": request.schema,
-            "schema_name": request.schema_name,
-            "template_version": request.template_version,
-        })
+        return request_cache_key(self.config, request, self._params)
 
     async def check(self, timeout_s: float = 5.0) -> None:
         """Preflight: one real request to the endpoint's completion path, outside the cache
@@ -351,6 +342,23 @@ class Judge:
         chars = sum(len(m["content"]) if isinstance(m.get("content"), str)
                     else len(orjson.dumps(m.get("content"))) for m in messages)
         return (chars + 3) // 4 + (self.config.max_tokens or 0)
+
+
+def request_cache_key(config: JudgeConfig, request: JudgeRequest,
+                      params: dict[str, Any] | None = None) -> str:
+    """The response-cache key of ``request`` sent to the judge of ``config`` (what
+    :meth:`Judge.cache_key` returns), without making the judge: a dry run needs no API key.
+    ``params``: ``config.request_params()``, if the caller holds them already."""
+    return cache_key({
+        "endpoint": config.base_url,
+        "wire": config.wire,
+        "model": config.model,
+        "messages": request.messages,
+        "params": config.request_params() if params is None else params,
+        "schema": request.schema,
+        "schema_name": request.schema_name,
+        "template_version": request.template_version,
+    })
 
 
 class _Failed:

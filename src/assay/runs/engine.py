@@ -26,10 +26,10 @@ from assay.errors import AssayError, Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
 from assay.item import Item
-from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.logs import get_logger
 from assay.progress import QuietProgress, RunProgress
 from assay.rubric import Rubric
+from assay.runs.item_checks import item_issue, prompt_issue
 from assay.runs.store import COMMIT_AFTER_S, CallRecord, RunStore
 from assay.verdict import Verdict
 
@@ -164,31 +164,20 @@ class Engine:
     def _plan(self, item: Item, outcome: EngineOutcome) -> list[PlannedCall]:
         rubric = item.rubric or self.rubric
         # A bad item is reported and skipped; the rest of the run goes on.
-        if rubric is None:
-            outcome.issues.append(Issue(None, None, f"item[{item.id}]",
-                                        "the item has no rubric and no --rubric was given"))
+        issue = item_issue(item, rubric)
+        if issue is not None:
+            outcome.issues.append(issue)
             return []
-        if not item.response:
-            outcome.issues.append(Issue(None, None, f"item[{item.id}].response",
-                                        "no response to grade"))
-            return []
-        if len(item.response) > MAX_RESPONSE_CHARS:  # never send a 50 MB answer to a judge
-            outcome.issues.append(Issue(None, None, f"item[{item.id}].response",
-                                        f"{len(item.response):,} characters, over the limit of "
-                                        f"{MAX_RESPONSE_CHARS:,}: not sent to a judge"))
-            return []
+        assert rubric is not None  # item_issue says so otherwise
         state = self.store.item_state(item.id)
         if state is not None and state[0]:
             outcome.items_skipped += 1
             self.progress.item_skipped()
             return []
         calls = [c for slot in self.judges for c in self.grader.plan(item, rubric, slot)]
-        longest = max((sum(len(str(m.get("content", ""))) for m in c.messages) for c in calls),
-                      default=0)
-        if longest > MAX_PROMPT_CHARS:
-            outcome.issues.append(Issue(None, None, f"item[{item.id}]",
-                                        f"a judge prompt of {longest:,} characters, over the "
-                                        f"limit of {MAX_PROMPT_CHARS:,}: not sent to a judge"))
+        issue = prompt_issue(item, calls)
+        if issue is not None:
+            outcome.issues.append(issue)
             return []
         finished = state[1] if state is not None else set()
         if state is None:
