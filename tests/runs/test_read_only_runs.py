@@ -154,3 +154,52 @@ def test_a_read_only_run_with_human_labels_is_reported_with_them(tmp_path, items
     assert out.returncode == 0, out.stderr
     assert "dr-a" in (tmp_path / "report.html").read_text()
     assert after == before
+
+
+# -- a store its writer left with a WAL (killed), read where it cannot be written ---------------
+
+KILLED_WRITER = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode=WAL"); db.execute("PRAGMA wal_autocheckpoint=0")
+db.execute("CREATE TABLE t (x)"); db.execute("INSERT INTO t VALUES (1), (2)")
+os._exit(0)  # as kill -9 would: no checkpoint, the rows are in the -wal only
+"""
+READ = """
+import sys
+from pathlib import Path
+from assay.sqlite_files import connect_read_only
+print(connect_read_only(Path(sys.argv[1]), what="test store").execute("SELECT x FROM t").fetchall())
+"""
+
+
+def killed_writer_store(tmp_path: Path) -> Path:
+    folder = tmp_path / "store"
+    folder.mkdir()
+    path = folder / "x.sqlite"
+    subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path)], check=True)
+    assert (folder / "x.sqlite-wal").stat().st_size > 0
+    return path
+
+
+def read_bound_by_permissions(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", READ, str(path)], capture_output=True, text=True,
+                          check=False, preexec_fn=_bound_by_permissions)
+
+
+def test_a_killed_writers_store_is_read_with_its_last_writes_where_it_cannot_be_written(
+        tmp_path):
+    path = killed_writer_store(tmp_path)
+    with read_only(path.parent):
+        out = read_bound_by_permissions(path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[(1,), (2,)]"
+
+
+def test_a_wal_that_cannot_be_read_is_an_error_not_a_store_without_its_last_writes(tmp_path):
+    path = killed_writer_store(tmp_path)
+    (path.parent / "x.sqlite-shm").unlink()  # as a copy of the run without it would be
+    with read_only(path.parent):
+        out = read_bound_by_permissions(path)
+    assert out.returncode == 1
+    assert "its last writes are still in x.sqlite-wal" in out.stderr and "[(" not in out.stdout
