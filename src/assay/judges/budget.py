@@ -157,5 +157,4 @@ class CallEstimator:
 
     def observe(self, usd: float) -> None:
         """Tell the estimator what an attempt really cost."""
-        if usd > self.dearest_usd:
-            self.dearest_usd = usd
+        self.dearest_usd = max(self.dearest_usd, usd)

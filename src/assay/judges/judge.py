@@ -327,6 +327,7 @@ class Judge:
                     if isinstance(reply, WireReply):
                         limiter.record_success(estimate, reply.usage.total_tokens)
                         return reply, attempts, reply.usage
+                    assert reply is not None  # a 200 was read: a reply or why it is not one
                     failure = reply
                 elif self._wire.rejects_mode(result.status, result.body) and len(self._modes) > 1:
                     log.info("judge %s: endpoint rejected %s replies; falling back", self.id, mode)

@@ -59,8 +59,8 @@ def routing_call_totals(store: CallStore, item_ids: set[str]) -> dict[str, Any]:
     """The calls, tokens and dollars of the routing calls made for ``item_ids`` (a call is
     stored under the id of the first item of its query), in the fields of the run's
     :class:`~assay.runs.store.Totals`. A call never sent (refused by the budget) is not one."""
-    totals = dict.fromkeys(("calls", "calls_ok", "cache_hits", "errors", "prompt_tokens",
-                            "completion_tokens"), 0)
+    totals: dict[str, Any] = dict.fromkeys(("calls", "calls_ok", "cache_hits", "errors",
+                                            "prompt_tokens", "completion_tokens"), 0)
     totals["cost_usd"] = 0.0
     for call in store.calls():
         if call.item_id not in item_ids or (call.attempts == 0 and not call.cached):
