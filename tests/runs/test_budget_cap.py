@@ -31,8 +31,12 @@ def test_a_budget_stop_at_64_in_flight_spends_at_most_the_budget_and_keeps_every
             str(config), "--run-dir", str(tmp_path / "run"), "--quiet", "--budget", "1.0"])
         sent = list(server.requests)
         peak = server.peak_in_flight
+        manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+        stored = rows(tmp_path / "run", "SELECT COUNT(*) FROM calls")[0][0]
+        again = CliRunner().invoke(app, ["grade", "--resume", str(tmp_path / "run"), "--config",
+                                         str(config), "--quiet", "--budget", "100"])
+        total_sent = len(server.requests)
     assert out.exit_code == 3, out.output  # a budget stop
-    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["status"] == "budget" and peak > 32  # it was stopped at full width
     estimator = CallEstimator(ModelPrice(**PRICE), max_tokens=64)
     one_call = max(estimator.estimate(r["body"]["messages"],
@@ -41,5 +45,8 @@ def test_a_budget_stop_at_64_in_flight_spends_at_most_the_budget_and_keeps_every
     spent = manifest["totals"]["cost_usd"]
     assert 1.0 - one_call < spent <= 1.0
     # every request the endpoint answered is a call of the run, with its cost
-    assert rows(tmp_path / "run", "SELECT COUNT(*) FROM calls")[0][0] == len(sent)
+    assert stored == len(sent)
     assert manifest["totals"]["errors"] == 0
+    # a larger budget finishes the run, asking each of the 240 calls once over both sessions
+    assert again.exit_code == 0, again.output
+    assert total_sent == 240 == rows(tmp_path / "run", "SELECT COUNT(*) FROM calls")[0][0]
