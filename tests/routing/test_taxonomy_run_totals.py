@@ -104,3 +104,12 @@ def test_a_budget_stop_during_routing_exits_3_with_the_routing_spend_counted(tmp
     routed = sent.count("route_tree")
     assert 12 <= routed <= 13 and "auditor" not in sent
     assert manifest(tmp_path)["totals"]["cost_usd"] == pytest.approx(routed)
+
+
+def test_resuming_a_taxonomy_run_without_its_items_says_how_to_resume_it(tmp_path):
+    with FakeJudgeServer.run_in_thread(stages=STAGES, usage=USAGE) as server:
+        assert grade(server, tmp_path).exit_code == 0
+        out = CliRunner().invoke(app, ["grade", "--resume", str(tmp_path / "run"), "--quiet"])
+    assert out.exit_code == 1
+    message = " ".join(out.output.split())
+    assert "a taxonomy run" in message and "--taxonomy, --router" in message

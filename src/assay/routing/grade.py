@@ -150,5 +150,4 @@ def store_routing(store: Any, taxonomy: Taxonomy, router: Router | None, batch: 
             "items": {k: r.model_dump(mode="json") for k, r in batch.routings.items()},
             "failed": batch.failed,
         })
-    if batch.totals:
-        store.set_meta("routing_totals", batch.totals)
+    store.set_meta("routing_totals", batch.totals)  # also marks the run as a taxonomy run
