@@ -38,3 +38,13 @@ def test_a_reward_batch_at_64_in_flight_never_spends_more_than_its_budget(tmp_pa
     refused = [r for r in results if any(v.startswith("budget:") for v in r.failed.values())]
     assert refused and all(r.reward is None for r in refused)
     assert all(r.reward == 1.0 and not r.failed for r in results if r not in refused)
+
+
+def test_serve_refuses_a_budget_that_each_replica_would_spend():
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    out = CliRunner().invoke(app, ["serve", "--judge", "vllm:x", "--replicas", "2",
+                                   "--budget", "1"])
+    assert out.exit_code == 1 and "not with --replicas" in " ".join(out.output.split())
