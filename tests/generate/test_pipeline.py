@@ -231,6 +231,7 @@ async def test_a_spent_budget_stops_cleanly_and_a_larger_one_finishes_the_job(
             "out": tmp_path / "r.jsonl"}
     first = await agenerate(sample_queries, budget=8.0, **args)
     assert first.status == "budget" and first.failed and first.totals.cost_usd > 0
+    assert first.totals.cost_usd <= 8.0  # a hard cap: calls in flight reserved their cost
     sent = len(server.requests)
     again = await agenerate(sample_queries, budget=1000.0, **args)
     assert again.status == "complete" and len(again.rubrics) == 3

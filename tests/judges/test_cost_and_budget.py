@@ -60,7 +60,9 @@ async def test_a_model_priced_in_the_shipped_table_costs_its_list_price(serve):
 async def test_the_budget_stops_calls_once_spent_and_keeps_what_is_done(serve):
     server = await serve(usage=USAGE)
     budget = Budget(max_usd=PER_CALL * 3)
-    async with judge_for(server, price=PRICE) as judge:
+    # max_tokens bounds each reservation (200 completion tokens: $0.0016 plus the prompt's);
+    # from the first reply on, a call reserves the dearest call seen, PER_CALL
+    async with judge_for(server, price=PRICE, max_tokens=200) as judge:
         judge.budget = budget
         replies = [await judge.ask(request(f"c{i}")) for i in range(6)]
     assert [r.ok for r in replies] == [True, True, True, False, False, False]
@@ -79,15 +81,64 @@ async def test_one_budget_is_shared_by_several_judges(serve):
     assert late.failure.kind is FailureKind.BUDGET
 
 
-async def test_concurrent_calls_overshoot_the_budget_by_at_most_those_in_flight(serve):
-    server = await serve(usage=USAGE, latency=0.01)
-    budget = Budget(max_usd=PER_CALL * 5)
-    async with judge_for(server, price=PRICE, limits={"max_in_flight": 4}) as judge:
-        judge.budget = budget
-        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(40)))
-    done = sum(r.ok for r in replies)
-    assert 5 <= done <= 5 + 4
-    assert budget.spent_usd == pytest.approx(done * PER_CALL)
+async def test_concurrent_calls_never_spend_more_than_the_budget(serve):
+    # the fake judge counts about 4 characters a token, as the reservation does, and its
+    # replies are far below max_tokens: each call costs at most its estimate
+    server = await serve(latency=0.01)
+    async with judge_for(server, price=PRICE, max_tokens=40,
+                         limits={"max_in_flight": 16}) as judge:
+        one_call = judge.estimator.estimate(request().messages, request().schema)
+        budget = judge.budget = Budget(max_usd=one_call * 8.5)  # about half the calls' cost
+        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(80)))
+    spent = sum(r.cost_usd for r in replies)
+    assert budget.spent_usd == pytest.approx(spent) and budget.refused > 0
+    assert budget.max_usd - one_call < spent <= budget.max_usd  # stops within one estimate
+    assert all(r.ok or r.failure.kind is FailureKind.BUDGET for r in replies)
+    assert len(server.requests) == sum(r.ok for r in replies)  # no reply lost, none refused late
+
+
+async def test_a_reservation_that_does_not_fit_waits_for_the_calls_in_flight():
+    budget = Budget(max_usd=1.0)
+    assert await budget.reserve(0.6)
+    waiting = asyncio.ensure_future(budget.reserve(0.6))  # 0.6 + 0.6 > 1.0 while 0.6 is held
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    budget.settle(0.6, 0.2)  # the call in flight cost less than its estimate: room for 0.6
+    assert await waiting and budget.reserved_usd == pytest.approx(0.6)
+    assert not budget.exhausted
+
+
+async def test_a_reservation_is_refused_when_nothing_in_flight_can_make_room():
+    budget = Budget(max_usd=1.0)
+    assert await budget.reserve(0.5)
+    budget.settle(0.5, 0.5)
+    assert not await budget.reserve(0.6)  # 0.5 spent + 0.6 > 1.0, nothing in flight
+    assert budget.exhausted and budget.spent_usd == 0.5
+    assert not await budget.reserve(0.01)  # exhausted: every later call is refused
+
+
+async def test_waiting_reservations_are_all_refused_when_the_last_call_in_flight_settles():
+    budget = Budget(max_usd=1.0)
+    assert await budget.reserve(0.9)
+    waiting = [asyncio.ensure_future(budget.reserve(0.3)) for _ in range(3)]
+    await asyncio.sleep(0.01)
+    budget.settle(0.9, 0.9)
+    assert await asyncio.gather(*waiting) == [False, False, False]
+    assert budget.exhausted and budget.reserved_usd == 0.0
+
+
+def test_an_estimate_uses_max_tokens_and_learns_the_dearest_call():
+    from assay.judges.budget import DEFAULT_COMPLETION_TOKENS, CallEstimator
+
+    price = ModelPrice(input=1.0, output=10.0)
+    messages = [{"role": "user", "content": "x" * 400}]  # 100 prompt tokens
+    assert CallEstimator(price, 50).estimate(messages, None) == pytest.approx(600 / 1e6)
+    unbounded = CallEstimator(price)
+    assert unbounded.estimate(messages, None) == pytest.approx(
+        (100 + 10 * DEFAULT_COMPLETION_TOKENS) / 1e6)
+    unbounded.observe(0.5)
+    assert unbounded.estimate(messages, None) == 0.5
+    assert CallEstimator(None).estimate(messages, None) == 0.0  # an unpriced model is free
 
 
 def test_dated_snapshots_use_the_base_model_price():

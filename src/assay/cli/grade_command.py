@@ -171,17 +171,17 @@ def _finish(report, args: dict[str, Any]) -> None:
     if report.issues:
         print_issues(report.issues)
         raise typer.Exit(1)
+    resume = getattr(report, "resume_command", f"assay grade --resume {report.run_dir}")
     if report.status == "budget":
-        stderr().print(f"budget reached: resume with a larger --budget: assay grade --resume "
-                       f"{report.run_dir} --budget USD", highlight=False)
+        stderr().print(f"budget reached: resume with a larger --budget: {resume} --budget USD",
+                       highlight=False)
         raise typer.Exit(EXIT_BUDGET)
     if report.status == "incomplete":
         items, calls, commonest = report.missing
         # a plain string: the console reads no markup and no escape from the quoted error
         stderr().print(f"incomplete: {items} items lack verdicts ({calls} calls failed"
                        + (f"; most often {commonest}" if commonest else "") + "); retry them "
-                       f"with: assay grade --resume {report.run_dir}", highlight=False,
-                       soft_wrap=True)
+                       f"with: {resume}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_INCOMPLETE)
 
 

@@ -46,11 +46,13 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     report = result.report
     report.issues = [*source.issues, *result.issues, *report.issues]
     report.extra_json = {"routing": result.summary}
+    # the items and the routing are given again on a resume (they are not stored with the run)
+    report.resume_command = f"the same assay grade command with --resume {run_dir}"
     return report
 
 
 def _print_summary(summary: dict[str, Any], router: str) -> None:
-    from assay.cli.output import stdout
+    from assay.cli.output import stderr, stdout
 
     stdout().print(
         f"routing ({router}): {summary['items']} items, {summary['unique_queries']} distinct "
@@ -59,3 +61,7 @@ def _print_summary(summary: dict[str, Any], router: str) -> None:
         f"{summary['routing_calls_per_item']:.1f} + grading {summary['grading_calls_per_item']:.1f})"
         f" vs {summary['calls_per_item_all_leaves']} grading every leaf; measured: "
         f"{summary['measured_calls_per_item']:.1f} calls per item", highlight=False)
+    for item_id, reason in summary.get("routing_failed", {}).items():
+        # a plain string: the console reads no markup and no escape from the quoted error
+        stderr().print(f"routing failed for item {item_id!r} (a resume retries it): {reason}",
+                       highlight=False, soft_wrap=True)

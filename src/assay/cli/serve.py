@@ -41,6 +41,8 @@ def serve(
                                         "replicas on Ray Serve behind one address."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="With --replicas: join "
                                            "this Ray cluster (default: a local instance)."),
+    budget: float | None = typer.Option(None, "--budget", min=0, help="Stop calling the judges "
+                                        "after this many USD (every reward is then null)."),
 ) -> None:
     """Serve rewards over HTTP: /v1/rewards, OpenRLHF's /get_reward, /v1/select, /health,
     /metrics."""
@@ -62,7 +64,8 @@ def serve(
             scorer = build_scorer(judge, bank=None if bank == "none" else bank, select=select,
                                   selector_judge=selector_judge,
                                   threshold=threshold, fallback=fallback, store=store,
-                                  cache=cache, template=template, normalization=normalization)
+                                  cache=cache, template=template, normalization=normalization,
+                                  budget_usd=budget)
             server = RewardServer(scorer, config)
             await server.serve_forever(on_ready=lambda url: print(
                 f"assay serve: listening on {url} (judge {scorer.judge.id}, "
@@ -72,6 +75,9 @@ def serve(
 
         if replicas is not None:  # the same server, N copies on Ray Serve
             from assay.cli.serve_replicas import serve_replicas
+
+            if budget is not None:  # each replica would hold a budget of its own
+                raise ValueError("--budget: not with --replicas (each replica would spend it)")
 
             serve_replicas({"judge": judge, "bank": None if bank == "none" else bank,
                             "select": select, "selector_judge": selector_judge,

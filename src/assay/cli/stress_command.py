@@ -101,7 +101,7 @@ def _stress(args: dict[str, Any]):
             items, taxonomy, options, run_dir, router=args["router"],
             router_judge=args["router_judge"], resume=resume, quiet=args["quiet"],
             routing_dir=root / "routing")
-        issues += [*result.issues, *result.report.issues]
+        issues += [*result.issues, *result.routing_issues, *result.report.issues]
         scores[name] = {row["item_id"]: row["score"]
                         for row in result.report.scores.table.to_dict()["items"]}
         calls[name] = result.summary

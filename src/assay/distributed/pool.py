@@ -203,20 +203,40 @@ class RemoteJudge:
         self.id = config.judge_id
         self.pool = pool
         self.budget = budget
+        self.estimator = _estimator(config)
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
         budget = self.budget
-        if budget is not None and budget.exhausted:
+        if budget is None:
+            return await self.pool.ask(self.id, request)
+        # one reservation for the whole call (its attempts are made on a worker): the estimate
+        # learns from the dearest call so far, re-asks included
+        held = self.estimator.estimate(request.messages, request.schema)
+        if not await budget.reserve(held):
             budget.refuse()
             return JudgeReply(self.id, None, "", failure=Failure(
-                FailureKind.BUDGET, f"budget of ${budget.max_usd:g} exhausted"))
-        reply = await self.pool.ask(self.id, request)
-        if budget is not None and (reply.cost_usd or reply.attempts):
-            budget.charge(reply.cost_usd)
+                FailureKind.BUDGET, budget.failure_message()))
+        cost = 0.0
+        try:
+            reply = await self.pool.ask(self.id, request)
+            cost = reply.cost_usd
+        finally:
+            self.estimator.observe(cost)
+            budget.settle(held, cost)
         return reply
 
     async def aclose(self) -> None:  # the pool owns the workers
         return None
+
+
+def _estimator(config: Any) -> Any:
+    from assay.judges.anthropic import max_tokens_of
+    from assay.judges.budget import CallEstimator
+    from assay.judges.pricing import Pricing
+
+    price = config.price or Pricing.default().price_for(config.model)
+    return CallEstimator(price, max_tokens_of(config) if config.wire == "anthropic"
+                         else config.max_tokens)
 
 
 def _with_resolved_key(config: Any) -> Any:

@@ -30,6 +30,15 @@ ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024
 
 
+def max_tokens_of(config: JudgeConfig) -> int:
+    """The ``max_tokens`` sent (the Messages API needs one; with extended thinking it must
+    exceed the thinking budget)."""
+    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
+    if config.thinking_budget and max_tokens <= config.thinking_budget:
+        max_tokens = config.thinking_budget + DEFAULT_MAX_TOKENS
+    return max_tokens
+
+
 class AnthropicWire:
     path = "/messages"
     modes = ("tool", "prompt")
@@ -56,12 +65,9 @@ class AnthropicWire:
         turns = tuple(m for m in messages if m.get("role") != "system")
         if mode == "prompt" or schema is None:
             turns = _with_instruction(turns, json_instruction(schema))
-        max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
-        if config.thinking_budget and max_tokens <= config.thinking_budget:
-            max_tokens = config.thinking_budget + DEFAULT_MAX_TOKENS
         body: dict[str, Any] = {
             "model": config.model,
-            "max_tokens": max_tokens,
+            "max_tokens": max_tokens_of(config),
             "messages": [{"role": m["role"], "content": m["content"]} for m in turns],
         }
         if system:

@@ -2,8 +2,9 @@
 :class:`JudgeReply`s. It never raises for model, transport or parse trouble: every problem
 comes back as a classified :class:`Failure` with the raw reply.
 
-One ``ask`` = budget check → cache lookup → (limits → HTTP → retry)* → parse → at most one
-re-ask → cost → cache store.
+One ``ask`` = budget check → cache lookup → (limits → budget reservation → HTTP → retry)* →
+parse → at most one re-ask → cost → cache store. Each attempt reserves its estimated cost from
+the budget before it is sent and settles it with its real cost (:mod:`assay.judges.budget`).
 
 Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
 the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
@@ -23,8 +24,8 @@ from typing import Any, Self
 import orjson
 
 from assay.errors import ConfigError
-from assay.judges.anthropic import AnthropicWire
-from assay.judges.budget import Budget
+from assay.judges.anthropic import AnthropicWire, max_tokens_of
+from assay.judges.budget import Budget, CallEstimator
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.config import JudgeConfig
 from assay.judges.limits import Limiter
@@ -81,6 +82,8 @@ class Judge:
                        and config.wire == "openai"
                        else self._wire.modes[_start_mode(config.structured, self._wire.modes):])
         self._price = config.price or self.pricing.price_for(config.model)
+        self.estimator = CallEstimator(self._price, max_tokens_of(config)
+                                       if config.wire == "anthropic" else config.max_tokens)
         self._rng = random.Random()
         self._params = config.request_params()
         self.total_usage = Usage()
@@ -246,8 +249,6 @@ class Judge:
         self.calls += 1
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += cost
-        if self.budget is not None and (cost or attempts):
-            self.budget.charge(cost)
         scrubbed = redact(raw) if raw else raw
         # An endpoint may echo a key into the explanation. Without escapes in the reply, every
         # string of ``data`` is a piece of ``raw`` as it stands, so a reply with nothing to
@@ -279,10 +280,18 @@ class Judge:
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0
             sent_in = await limiter.acquire(estimate, retry=attempts > 0)
             budget = self.budget
-            if budget is not None and budget.exhausted:  # spent while this call was queued
-                limiter.release()
-                budget.refuse()
-                return _Failed(_budget_failure(budget), ""), attempts, Usage()
+            held = None  # this attempt's reservation
+            if budget is not None:
+                try:  # may wait for the attempts in flight to settle
+                    held = self.estimator.estimate(messages, request.schema)
+                    fits = await budget.reserve(held)
+                except BaseException:
+                    limiter.release()
+                    raise
+                if not fits:  # spent, or this attempt could overrun it
+                    limiter.release()
+                    budget.refuse()
+                    return _Failed(_budget_failure(budget), ""), attempts, Usage()
             attempt = self.timeouts.attempt(timed_out)
             sent = time.perf_counter()
             try:
@@ -290,18 +299,26 @@ class Judge:
                     result = await self._transport.post_json(self._wire.path, body)
             except TimeoutError:
                 result = Failure(FailureKind.TIMEOUT, f"no reply within {attempt.limit:g} s")
+            except BaseException:
+                if held is not None:
+                    self._settle(held, None)
+                raise
             finally:
                 limiter.release()
             attempts += 1
             retry_after, raw = None, ""
+            reply = (self._read(result) if isinstance(result, HttpResult) and result.status == 200
+                     else None)
+            if held is not None:
+                self._settle(held, reply.usage if isinstance(reply, WireReply) else None)
             if isinstance(result, HttpResult):
                 raw = result.body.decode("utf-8", "replace")
                 if result.status == 200:
                     self.timeouts.replied(time.perf_counter() - sent)
-                    reply = self._read(result)
                     if isinstance(reply, WireReply):
                         limiter.record_success(estimate, reply.usage.total_tokens)
                         return reply, attempts, reply.usage
+                    assert reply is not None  # a 200 was read: a reply or why it is not one
                     failure = reply
                 elif self._wire.rejects_mode(result.status, result.body) and len(self._modes) > 1:
                     log.info("judge %s: endpoint rejected %s replies; falling back", self.id, mode)
@@ -329,6 +346,13 @@ class Judge:
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:
                 await asyncio.sleep(delay)
+
+    def _settle(self, held: float, usage: Usage | None) -> None:
+        """Replace an attempt's budget reservation by its real cost (none without a reply)."""
+        assert self.budget is not None
+        cost = self.pricing.cost(self.model, usage, self._price) if usage and self._price else 0.0
+        self.estimator.observe(cost)
+        self.budget.settle(held, cost)
 
     def _read(self, result: HttpResult) -> WireReply | Failure:
         try:
@@ -372,7 +396,7 @@ class _Failed:
 
 
 def _budget_failure(budget: Budget) -> Failure:
-    return Failure(FailureKind.BUDGET, f"budget of ${budget.max_usd:g} exhausted")
+    return Failure(FailureKind.BUDGET, budget.failure_message())
 
 
 def _http_message(result: HttpResult) -> str:

@@ -10,8 +10,9 @@ item scorer, :class:`assay.scoring.ItemScorer` (``formula="reward"``: +1 met des
 undesirable, 0 unmet, normalised by ``normalization``; spec §3.2).
 
 A failed judge call counts as "not met" (spec §3.2: "retry, then fall back to not met"); the
-failure is reported on the result. A completion whose criteria are all failures, or a prompt
-with no criteria, gets ``reward=None`` (TRL turns it into NaN; verl and OpenRLHF use
+failure is reported on the result. A completion whose criteria are all failures, one with a
+call refused by the budget (never sent: it says nothing of the answer), or a prompt with no
+criteria, gets ``reward=None`` (TRL turns it into NaN; verl and OpenRLHF use
 ``missing_reward``).
 
 Example:
@@ -42,7 +43,7 @@ from assay.errors import AssayError, ConfigError
 from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.item import Item
 from assay.judges.judge import Judge
-from assay.judges.types import JudgeRequest
+from assay.judges.types import FailureKind, JudgeRequest
 from assay.rubric import Criterion, Rubric
 from assay.scoring import AbstainStrategy, Abstention, ItemScorer, RewardNormalization
 from assay.verdict import Verdict
@@ -245,7 +246,9 @@ class RewardScorer:
             else:
                 verdicts[c.id] = outcome[0].model_copy(update={"criterion_id": c.id})
         met = {cid: v.decision is not None and v.decision.value == "MET" for cid, v in verdicts.items()}
-        if not chosen or not verdicts:
+        budget_refused = any(reason.startswith(f"{FailureKind.BUDGET.value}:")
+                             for reason in failed.values())
+        if not chosen or not verdicts or budget_refused:
             return RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen], met, failed)
         scorer = ItemScorer("reward", Abstention(AbstainStrategy.ZERO),
                             reward_normalization=self.normalization)

@@ -33,18 +33,21 @@ def build_scorer(
     template: str = "healthbench",
     normalization: str = "minmax",
     config_file: str | Path | None = None,
+    budget_usd: float | None = None,
 ) -> RewardScorer:
     """A scorer over ``judge`` (a spec): all of ``bank`` per prompt, or with ``select`` the
     criteria the relevance selector keeps (its calls stored in ``store``, so selections survive
     restarts, and ``assay bank select --store`` can precompute them). The selector asks
     ``selector_judge`` (default: the same model) with its own settings — not the grader
     template's sampling — so its calls match those of ``assay bank select``.
-    ``bank=None``: every sample must bring its own criteria."""
+    ``bank=None``: every sample must bring its own criteria. ``budget_usd``: a hard cap
+    shared by the grader and the selector (:class:`~assay.judges.Budget`); once it is
+    reached, every reward is None."""
     from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
     from assay.grading.grader import GradingConfig
     from assay.jobs import CallStore, StageCaller
-    from assay.judges import ResponseCache, make_judge
+    from assay.judges import Budget, ResponseCache, make_judge
     from assay.judges.config import JudgeConfig
     from assay.judges.specs import config_from
 
@@ -54,7 +57,8 @@ def build_scorer(
         update = {k: v for k, v in defaults.items() if getattr(config, k) is None}
         config = JudgeConfig.model_validate({**config.model_dump(), **update})
     response_cache = ResponseCache(cache) if cache else None
-    client = make_judge(config, cache=response_cache)
+    budget = Budget(budget_usd) if budget_usd is not None else None
+    client = make_judge(config, cache=response_cache, budget=budget)
     rubric = load_bank(bank) if bank is not None else None
     criteria: Rubric | RelevanceSelector | None = rubric
     if select:
@@ -64,7 +68,7 @@ def build_scorer(
             raise ConfigError("per-prompt selection needs a bank")
         calls = CallStore.open(store or "assay-selection.sqlite")
         selector_client = make_judge(config_from(selector_judge or judge, config_file),
-                                     cache=response_cache)
+                                     cache=response_cache, budget=budget)
         criteria = RelevanceSelector(StageCaller(selector_client, calls), rubric,
                                      threshold=threshold, fallback=checked_fallback(fallback))
     return RewardScorer(client, criteria=criteria, template=checked_template(template),

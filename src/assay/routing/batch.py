@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.item import Item
 from assay.jobs import CallStore, run_batch
@@ -31,6 +32,8 @@ class RoutedBatch:
     failed: dict[str, str] = field(default_factory=dict)
     unique_queries: int = 0
     calls: int = 0
+    # the routing calls' calls, tokens and dollars (see assay.routing.grade.routing_call_totals)
+    totals: dict[str, Any] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from assay.errors import Issue
 from assay.item import Item
-from assay.jobs import JobDir, StageCaller
+from assay.jobs import CallStore, JobDir, StageCaller
 from assay.routing.base import Router
 from assay.routing.batch import RoutedBatch, route_items
 from assay.rubric import Taxonomy
@@ -45,22 +45,49 @@ async def route_for_grading(
                               "taxonomy_version": taxonomy.version})
     if caller is not None:
         caller.store = job.store
+    batch = None
     try:
         batch = await route_items(items, router, job.store, quiet=quiet)
+        batch.totals = routing_call_totals(job.store, {item.id for item in items})
     finally:
-        job.finish(status="complete")
+        job.finish(status="incomplete" if batch is None or batch.failed else "complete")
     routed, issues = attach_rubrics(items, taxonomy, batch)
     return routed, batch, issues
 
 
+def routing_call_totals(store: CallStore, item_ids: set[str]) -> dict[str, Any]:
+    """The calls, tokens and dollars of the routing calls made for ``item_ids`` (a call is
+    stored under the id of the first item of its query), in the fields of the run's
+    :class:`~assay.runs.store.Totals`. A call never sent (refused by the budget) is not one."""
+    totals: dict[str, Any] = dict.fromkeys(("calls", "calls_ok", "cache_hits", "errors",
+                                            "prompt_tokens", "completion_tokens"), 0)
+    totals["cost_usd"] = 0.0
+    for call in store.calls():
+        if call.item_id not in item_ids or (call.attempts == 0 and not call.cached):
+            continue
+        totals["calls"] += 1
+        totals["calls_ok"] += call.ok
+        totals["cache_hits"] += call.cached
+        totals["errors"] += not call.ok
+        totals["prompt_tokens"] += call.prompt_tokens
+        totals["completion_tokens"] += call.completion_tokens
+        totals["cost_usd"] += call.cost_usd
+    return totals
+
+
+def routing_failures(batch: RoutedBatch) -> list[Issue]:
+    """One issue per item whose routing failed (a resumed run retries those routings)."""
+    return [Issue(None, None, f"item[{item_id}]", f"routing failed: {reason}")
+            for item_id, reason in batch.failed.items()]
+
+
 def attach_rubrics(items: Sequence[Item], taxonomy: Taxonomy,
                    batch: RoutedBatch) -> tuple[list[Item], list[Issue]]:
-    """Items carrying the rubric of their active leaves; the rest reported as issues."""
+    """Items carrying the rubric of their active leaves; the items that have nothing to grade
+    reported as issues. Items whose routing failed are left out (see :func:`routing_failures`)."""
     routed, issues = [], []
     for item in items:
         if item.id in batch.failed:
-            issues.append(Issue(None, None, f"item[{item.id}]", f"routing failed: "
-                                f"{batch.failed[item.id]}"))
             continue
         ids = batch.routings[item.id].ids
         if not ids:
@@ -98,13 +125,24 @@ def routing_summary(batch: RoutedBatch, taxonomy: Taxonomy, n_judges: int = 1) -
     }
 
 
-def record_routing(run_dir: str | Path, taxonomy: Taxonomy, router: Router,
+def record_routing(run_dir: str | Path, taxonomy: Taxonomy, router: Router | None,
                    batch: RoutedBatch, summary: dict[str, Any]) -> None:
-    """Store the routing of every item in the run store's metadata (``routing``)."""
+    """Store the routing of every item in the run store's metadata (see :func:`store_routing`)."""
     from assay.runs.store import RunStore
 
     store = RunStore.open(run_dir, write=True)
     try:
+        store_routing(store, taxonomy, router, batch, summary)
+    finally:
+        store.close()
+
+
+def store_routing(store: Any, taxonomy: Taxonomy, router: Router | None, batch: RoutedBatch,
+                  summary: dict[str, Any]) -> None:
+    """Put the routing of every item (``routing``: active leaves with reasons, failures) and the
+    routing calls' totals (``routing_totals``, counted in the run's totals) in the open run
+    store ``store``. ``router`` None: every leaf was graded, nothing was routed."""
+    if router is not None:
         store.set_meta("routing", {
             "taxonomy": {"id": taxonomy.id, "version": taxonomy.version},
             "router": router.config(),
@@ -112,5 +150,4 @@ def record_routing(run_dir: str | Path, taxonomy: Taxonomy, router: Router,
             "items": {k: r.model_dump(mode="json") for k, r in batch.routings.items()},
             "failed": batch.failed,
         })
-    finally:
-        store.close()
+    store.set_meta("routing_totals", batch.totals)  # also marks the run as a taxonomy run

@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,23 +33,47 @@ from assay.routing.batch import RoutedBatch
 from assay.routing.factory import make_router
 from assay.routing.grade import (
     attach_rubrics,
-    record_routing,
     route_for_grading,
+    routing_failures,
     routing_summary,
+    store_routing,
 )
 from assay.rubric import Taxonomy
+from assay.runs.sources import ItemSource
 
 ROUTERS = ("tree", "catalogue", "embedding", "relevance", "all")
 
 
 @dataclass
 class TaxonomyRun:
-    """A graded run with its routing: the run report, the summary of calls, items left out."""
+    """A graded run with its routing: the run report, the summary of calls, the items that have
+    nothing to grade (``issues``) and those whose routing failed (``routing_issues``: a resumed
+    run retries exactly those routings)."""
 
     report: Any  # assay.runs.runner.RunReport
     summary: dict[str, Any]
     routings: dict[str, Routing] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
+    routing_issues: list[Issue] = field(default_factory=list)
+
+
+@dataclass
+class RoutedItems(ItemSource):
+    """The routed items of a taxonomy run, fingerprinted by its input (every item, routed or
+    not) and the taxonomy: a resume that routes an item whose routing failed before is the same
+    run, not a changed config."""
+
+    input_fingerprint: str = ""
+
+    def fingerprint(self) -> str:
+        return self.input_fingerprint
+
+
+def input_fingerprint(items: Sequence[Item], taxonomy: Taxonomy) -> str:
+    """What a taxonomy run grades: its items and the taxonomy (a SHA-256)."""
+    digest = hashlib.sha256(ItemSource(items=list(items)).fingerprint().encode())
+    digest.update(taxonomy.model_dump_json().encode())
+    return digest.hexdigest()
 
 
 def route_and_grade(items: Sequence[Item], taxonomy: Taxonomy, options: Any,
@@ -67,10 +92,13 @@ async def aroute_and_grade(
     in ``run_dir``, scoring with ``formula`` (Eq. 4 by default; None keeps the options' own).
     ``router_judge`` defaults to the first grading judge; ``threshold`` is the router's τ or
     cut (see :func:`make_router`). Routing and grading share one budget of
-    ``options.budget_usd``: what routing spends, grading cannot."""
+    ``options.budget_usd``: what routing spends, grading cannot.
+
+    The routing calls count in the run's totals (calls, tokens, dollars: ``manifest.json``
+    and the report's); a routing that failed leaves the run ``incomplete`` (or ``budget``, when
+    the budget stopped it), and resuming retries exactly the failed routings."""
     from assay.judges import Budget
     from assay.runs.runner import arun
-    from assay.runs.sources import ItemSource
     from assay.runs.store import RunStore
 
     if router not in ROUTERS:
@@ -84,16 +112,58 @@ async def aroute_and_grade(
         items, taxonomy, options, Path(routing_dir or run_dir / "routing"), router=router,
         router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget)
     summary = routing_summary(batch, taxonomy, len(options.judges))
-    report = await arun(ItemSource(items=routed), options, resume=resume, budget=budget)
-    n_items = summary["items"] or 1
-    summary["grading_calls_made"] = report.totals.calls
-    summary["measured_calls_per_item"] = (summary["routing_calls"] + report.totals.calls) / n_items
-    if router_obj is not None:
-        record_routing(run_dir, taxonomy, router_obj, batch, summary)
+    source = RoutedItems(items=routed, input_fingerprint=input_fingerprint(items, taxonomy))
+    report = await arun(source, options, resume=resume, budget=budget)
+    _settle_run(report, taxonomy, router_obj, batch, summary,
+                budget_stopped=budget is not None and budget.exhausted)
     (run_dir / "routing").mkdir(parents=True, exist_ok=True)
     (run_dir / "routing" / "summary.json").write_text(json.dumps(summary, indent=2) + "\n",
                                                       encoding="utf-8")
-    return TaxonomyRun(report, summary, batch.routings, issues)
+    return TaxonomyRun(report, summary, batch.routings, issues, routing_failures(batch))
+
+
+def _settle_run(report: Any, taxonomy: Taxonomy, router_obj: Any, batch: RoutedBatch,
+                summary: dict[str, Any], *, budget_stopped: bool) -> None:
+    """Put the routing (and its calls' totals) in the graded run, and restate the run's status,
+    totals and manifest with them."""
+    from assay.runs.manifest import write_manifest
+    from assay.runs.store import RunStore, Totals
+
+    status = run_status(report.status, batch, budget_stopped=budget_stopped)
+    store = RunStore.open(report.run_dir)
+    try:
+        grading_calls = store.grading_totals().calls
+        n_items = summary["items"] or 1
+        summary["grading_calls_made"] = grading_calls
+        summary["measured_calls_per_item"] = (summary["routing_calls"] + grading_calls) / n_items
+        summary["routing_totals"] = batch.totals
+        summary["routing_failed"] = dict(batch.failed)
+        store_routing(store, taxonomy, router_obj, batch, summary)
+        sessions = json.loads(store.meta("sessions") or "[]")
+        if sessions:
+            sessions[-1]["status"] = status
+        store.set_meta("sessions", sessions)
+        report.manifest = write_manifest(store, status=status, sessions=sessions)
+    finally:
+        store.close()
+    report.status = status
+    report.totals = Totals(**report.manifest["totals"])
+    if batch.failed:
+        items, calls, commonest = report.missing
+        report.missing = (items + len(batch.failed), calls + batch.totals.get("errors", 0),
+                          commonest or next(iter(batch.failed.values())))
+
+
+def run_status(grading: str, batch: RoutedBatch, *, budget_stopped: bool) -> str:
+    """A taxonomy run's status: its grading run's, unless some routing failed: then
+    ``budget`` if the budget stopped the run, else ``incomplete`` (never ``complete``).
+
+    >>> run_status("complete", RoutedBatch(failed={"q1": "unparseable"}), budget_stopped=False)
+    'incomplete'
+    """
+    if not batch.failed or grading in ("error", "interrupted", "budget"):
+        return grading
+    return "budget" if budget_stopped else "incomplete"
 
 
 async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_judge,

@@ -70,8 +70,13 @@ def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[Ite
     store = RunStore.open(run)
     try:
         sources = json.loads(store.meta("sources") or "null")
+        routed = store.meta("routing_totals") is not None
     finally:
         store.close()
+    if routed and not (sources or {}).get("items"):
+        raise ConfigError(f"{run}: a taxonomy run (its items were routed): resume it with the "
+                          "command that made it (the items, --taxonomy, --router and the judges) "
+                          f"and --resume {run}")
     if not sources or not sources.get("items"):
         raise ConfigError(f"{run}: this run was graded from Python objects; resume it with the "
                           "same items through the Python API (assay.grade(..., resume=RUN))")

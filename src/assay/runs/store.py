@@ -28,7 +28,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,17 @@ class Totals:
     cached_tokens: int
     reasoning_tokens: int
     cost_usd: float
+
+    def plus_calls(self, other: dict[str, Any]) -> Totals:
+        """These totals with calls made outside the grading store added (a taxonomy run's
+        routing: ``calls``, ``calls_ok``, ``cache_hits``, ``errors``, tokens and ``cost_usd``).
+
+        >>> Totals(1, 1, 2, 2, 0, 0, 10, 5, 0, 0, 0.5).plus_calls({"calls": 3, "cost_usd": 1.0}).calls
+        5
+        """
+        names = ("calls", "calls_ok", "cache_hits", "errors", "prompt_tokens",
+                 "completion_tokens", "cached_tokens", "reasoning_tokens", "cost_usd")
+        return replace(self, **{name: getattr(self, name) + other.get(name, 0) for name in names})
 
 
 class _HeldRows:
@@ -458,6 +469,14 @@ class RunStore:
         return items, calls, (f"{row[0]}: {row[1]}" if row else None)
 
     def totals(self) -> Totals:
+        """Every call made for the run: its grading calls and, for a taxonomy run, its routing
+        calls (``routing_totals`` metadata, see :mod:`assay.routing.run`)."""
+        routing = self.meta("routing_totals")
+        grading = self.grading_totals()
+        return grading.plus_calls(json.loads(routing)) if routing else grading
+
+    def grading_totals(self) -> Totals:
+        """The calls of this store alone (the grading calls)."""
         self._flush_held()
         items, done = self.db.execute("SELECT COUNT(*), COALESCE(SUM(done), 0) FROM items").fetchone()
         row = self.db.execute(
