@@ -41,6 +41,9 @@ def serve(
                                         "replicas on Ray Serve behind one address."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="With --replicas: join "
                                            "this Ray cluster (default: a local instance)."),
+    app_name: str | None = typer.Option(None, "--app-name", help="With --replicas: this "
+                                        "server's Serve app name and URL prefix (default: the "
+                                        "first free of assay-serve, assay-serve-2, ...)."),
 ) -> None:
     """Serve rewards over HTTP: /v1/rewards, OpenRLHF's /get_reward, /v1/select, /health,
     /metrics."""
@@ -78,7 +81,8 @@ def serve(
                             "threshold": threshold, "fallback": fallback, "store": store,
                             "cache": cache, "template": template,
                             "normalization": normalization},
-                           config, replicas=replicas, address=ray_address)
+                           config, replicas=replicas, address=ray_address,
+                           app_name=app_name)
             return
         asyncio.run(main())
     except (AssayError, OSError, ValueError) as exc:

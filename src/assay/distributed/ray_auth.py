@@ -60,7 +60,7 @@ def send_token_if_given(ray: Any) -> None:
         return
     os.environ[AUTH_MODE_VAR] = "token"
     try:  # Ray caches its config at import: reload it, as ray.init does for a new cluster
-        from ray._raylet import Config
+        from ray._raylet import Config  # type: ignore[attr-defined]  # (no stub for it)
 
         Config.initialize("")
     except (ImportError, AttributeError):  # a Ray without token auth: nothing to reload
@@ -80,7 +80,7 @@ def check_cluster_access(ray: Any, address: str) -> None:
                           "is the head started (`ray start --head --port PORT`) and reachable?"
                           ) from None
     try:
-        from ray._raylet import GcsClient
+        from ray._raylet import GcsClient  # type: ignore[attr-defined]  # (no stub for it)
     except ImportError:
         return
     authentication_error = getattr(ray.exceptions, "AuthenticationError", None)
