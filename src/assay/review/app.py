@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -153,7 +154,7 @@ async def _errors_middleware(request: web.Request, handler):
     except Exception as exc:  # a bug: one line (the traceback only at debug level)
         log.error("review: 500 %s %s: %s: %s", request.method, request.path,
                   type(exc).__name__, str(exc)[:200].replace("\n", " "),
-                  exc_info=log.isEnabledFor(10))
+                  exc_info=log.isEnabledFor(logging.DEBUG))
         raise web.HTTPInternalServerError(text="the review app failed on this request "
                                                "(see its log)") from None
 
@@ -236,8 +237,6 @@ async def _form(request: web.Request) -> Any:
                 text=f"a write is a form ({' or '.join(FORM_TYPES)}), not {request.content_type!r}")
         try:
             request[_FORM] = await request.post()
-        except web.HTTPException:
-            raise
         except (ValueError, HttpProcessingError) as exc:  # not UTF-8, a broken multipart part
             raise web.HTTPBadRequest(text=f"malformed form body ({type(exc).__name__})") from None
     return request[_FORM]
