@@ -94,7 +94,7 @@ def ray_head():
     finally:
         os.killpg(head.pid, signal.SIGTERM)
         try:
-            head.wait(timeout=20)
+            head.wait(timeout=5)  # a throwaway head: no need to wait out its slow goodbye
         except subprocess.TimeoutExpired:
             pass
         with contextlib.suppress(ProcessLookupError):  # what SIGTERM left behind
