@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from assay.cli import app as cli
 from assay.report import write_report
+from assay.review import RunLabels
 from assay.review.app import make_app
 
 SCREENSHOTS = os.environ.get("ASSAY_SCREENSHOTS")  # set to a folder to refresh the README's
@@ -69,3 +70,68 @@ async def test_a_reviewer_labels_three_verdicts_and_agreement_is_recomputed(brow
     reports = {r["judge"].split(":")[1].split("@")[0]: r for r in json.loads(out.read_text())["reports"]}
     assert reports["judge0"]["n_pairs"] == 3 and reports["judge0"]["pooled"]["accuracy"]["value"] == 1.0
     assert reports["judge1"]["pooled"]["accuracy"]["value"] == 0.0
+
+
+EVIL_PAGE = """<!DOCTYPE html><form id="f" method="post" action="{target}/items/0/label">
+<input name="criterion_id" value="stinger"><input name="action" value="correct">
+<input name="label" value="MET"><input name="reviewer" value="dr_mallory"></form>
+<script>document.getElementById("f").submit()</script>"""
+
+
+async def test_a_page_on_another_port_cannot_post_a_label_in_the_reviewers_browser(browser,
+                                                                                   run_dir):
+    """127.0.0.1 on another port is the same site: the browser sends the session cookie, and
+    the Origin / Sec-Fetch-Site checks and the missing CSRF token still refuse the write."""
+    review = web.AppRunner(make_app(run_dir, reviewer="dr_a"))
+    evil = web.Application()
+    runners = [review, web.AppRunner(evil)]
+    base = ""
+
+    async def evil_page(_):
+        return web.Response(text=EVIL_PAGE.format(target=base), content_type="text/html")
+
+    evil.router.add_get("/", evil_page)
+    ports = []
+    for runner in runners:
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        ports.append(site._server.sockets[0].getsockname()[1])
+    base = f"http://127.0.0.1:{ports[0]}"
+    try:
+        page = await browser.new_page()
+        await page.goto(base + "/items/0")  # the reviewer has the app open: a session cookie
+        attacked = await browser.new_page()
+        async with attacked.expect_navigation(url=f"{base}/items/**"):
+            await attacked.goto(f"http://127.0.0.1:{ports[1]}/")
+        assert "writes come only from the app's own pages" in await attacked.content()
+    finally:
+        for runner in runners:
+            await runner.cleanup()
+    with RunLabels.open(run_dir) as labels:
+        assert labels.labels() == []
+
+
+async def test_without_reviewer_the_browser_logs_in_and_its_labels_carry_that_name(browser,
+                                                                                   run_dir):
+    runner = web.AppRunner(make_app(run_dir))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    base = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    try:
+        page = await browser.new_page()
+        await page.goto(base + "/items/1")
+        assert page.url == base + "/login"
+        await page.locator("input[name=reviewer]").fill("dr_b")
+        await page.locator("#login").click()
+        await page.wait_for_selector("#reviewer")
+        await page.goto(base + "/items/1")
+        row = page.locator("tr[data-criterion='stinger']")
+        await row.locator("button[value=agree]").click()
+        await page.wait_for_selector("#saved")
+    finally:
+        await runner.cleanup()
+    with RunLabels.open(run_dir) as labels:
+        assert [(l.item_id, l.criterion_id, l.rater) for l in labels.labels()] == [
+            ("q1", "stinger", "dr_b")]

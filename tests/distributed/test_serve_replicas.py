@@ -18,9 +18,10 @@ async def test_replicas_serve_the_reward_api_with_its_token_check(ray_cluster, t
     from ray import serve
 
     with FakeJudgeServer.run_in_thread(policy=keyword_policy) as judge:
-        url = start_replicas({"judge": f"openai-compatible:fake@{judge.base_url}", "bank": None,
+        deployed = start_replicas({"judge": f"openai-compatible:fake@{judge.base_url}", "bank": None,
                               "store": str(tmp_path / "selection.sqlite")},
                              replicas=2, host="127.0.0.1", port=0, token="s3cret-token")
+        url = deployed.url
         try:
             items = [{"prompt": PROMPT, "completion": "Rest and see a doctor.",
                       "criteria": CRITERIA},

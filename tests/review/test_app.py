@@ -4,48 +4,14 @@ from __future__ import annotations
 
 import aiohttp
 import pytest
-from aiohttp import web
-from tests.report.conftest import AGREE, DISAGREE, grade_run
+from tests.review.conftest import get, post
 from typer.testing import CliRunner
 
 from assay.cli import app as cli
 from assay.errors import ConfigError
 from assay.io import read_rubric
 from assay.review import RunLabels
-from assay.review.app import check_binding, make_app
-
-
-@pytest.fixture
-async def run_dir(tmp_path):
-    return await grade_run(tmp_path, "run", [AGREE, DISAGREE])
-
-
-@pytest.fixture
-async def serve_app():
-    runners = []
-
-    async def start(run_dir, **kwargs):
-        runner = web.AppRunner(make_app(run_dir, **kwargs))
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
-
-
-async def post(url, data, **kwargs):
-    async with aiohttp.ClientSession() as session, \
-            session.post(url, data=data, allow_redirects=False, **kwargs) as response:
-        return response.status, await response.text()
-
-
-async def get(url, **kwargs):
-    async with aiohttp.ClientSession() as session, session.get(url, **kwargs) as response:
-        return response.status, await response.text()
+from assay.review.app import check_binding
 
 
 async def test_an_item_page_shows_votes_and_explanations_escaped(run_dir, serve_app):
@@ -56,16 +22,17 @@ async def test_an_item_page_shows_votes_and_explanations_escaped(run_dir, serve_
     assert "&lt;script&gt;" in html and "<script>window" not in html
 
 
-async def test_agree_stores_the_final_verdict_and_disagree_flips_a_binary_one(run_dir, serve_app):
-    base = await serve_app(run_dir, reviewer="dr_a")
-    status, _ = await post(f"{base}/items/1/label", {"criterion_id": "tweezers", "action": "agree"})
+async def test_agree_stores_the_final_verdict_and_disagree_flips_a_binary_one(run_dir, serve_app,
+                                                                             reviewer):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
+    status, _ = await client.post("/items/1/label", {"criterion_id": "tweezers", "action": "agree"})
     assert status == 303
-    await post(f"{base}/items/1/label", {"criterion_id": "tweezers", "action": "disagree"})
-    await post(f"{base}/items/1/label", {"criterion_id": "pain", "action": "correct", "label": "well",
-                                         "note": "thorough", "reviewer": "dr_b"})
+    await client.post("/items/1/label", {"criterion_id": "tweezers", "action": "disagree"})
+    await client.post("/items/1/label", {"criterion_id": "pain", "action": "correct",
+                                         "label": "well", "note": "thorough"})
     with RunLabels.open(run_dir) as labels:
         got = {(l.criterion_id, l.rater): (l.verdict or l.option, l.agrees, l.note) for l in labels.labels()}
-    assert got == {("tweezers", "dr_a"): ("MET", False, ""), ("pain", "dr_b"): ("well", False, "thorough")}
+    assert got == {("tweezers", "dr_a"): ("MET", False, ""), ("pain", "dr_a"): ("well", False, "thorough")}
 
 
 @pytest.mark.parametrize("form, message", [
@@ -74,18 +41,19 @@ async def test_agree_stores_the_final_verdict_and_disagree_flips_a_binary_one(ru
     ({"criterion_id": "stinger", "action": "shrug"}, "unknown action"),
     ({"criterion_id": "stinger", "action": "correct", "label": "MET", "note": "x" * 2001}, "longer than"),
 ])
-async def test_every_write_is_validated(run_dir, serve_app, form, message):
-    base = await serve_app(run_dir)
-    status, text = await post(f"{base}/items/0/label", form)
+async def test_every_write_is_validated(run_dir, serve_app, reviewer, form, message):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
+    status, text = await client.post("/items/0/label", form)
     assert status == 400 and message in text
     with RunLabels.open(run_dir) as labels:
         assert labels.labels() == []
 
 
-async def test_labels_from_the_app_are_what_assay_agreement_reads(run_dir, serve_app):
-    base = await serve_app(run_dir, reviewer="dr_a")
+async def test_labels_from_the_app_are_what_assay_agreement_reads(run_dir, serve_app, reviewer):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
     for i in range(3):
-        await post(f"{base}/items/{i}/label", {"criterion_id": "stinger", "action": "correct", "label": "MET"})
+        await client.post(f"/items/{i}/label", {"criterion_id": "stinger", "action": "correct",
+                                                "label": "MET"})
     result = CliRunner().invoke(cli, ["agreement", str(run_dir), "--json", str(run_dir / "a.json")])
     assert result.exit_code == 0, result.output
     import json
@@ -101,7 +69,7 @@ async def test_agreement_on_a_run_without_labels_says_what_to_do(run_dir):
 
 
 async def test_a_token_is_required_on_every_request_when_set(run_dir, serve_app):
-    base = await serve_app(run_dir, token="s3cret-token")
+    base = await serve_app(run_dir, reviewer="dr_a", token="s3cret-token")
     assert (await get(f"{base}/"))[0] == 401
     assert (await post(f"{base}/items/0/label", {"criterion_id": "stinger", "action": "agree"}))[0] == 401
     assert (await get(f"{base}/", headers={"Authorization": "Bearer s3cret-token"}))[0] == 200
@@ -121,9 +89,9 @@ def test_binding_beyond_loopback_needs_a_token():
     check_binding("0.0.0.0", "tok")
 
 
-async def test_rubric_review_saves_a_new_version_with_provenance(run_dir, serve_app):
-    base = await serve_app(run_dir, reviewer="dr_a")
-    status, _ = await post(f"{base}/rubrics/q0", {
+async def test_rubric_review_saves_a_new_version_with_provenance(run_dir, serve_app, reviewer):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
+    status, _ = await client.post("/rubrics/q0", {
         "action:stinger": "edit", "text:stinger": "Explains how to scrape out the stinger.",
         "weight:stinger": "6", "action:tweezers": "reject", "action:pain": "accept",
         "action:tone": "accept"})
@@ -140,14 +108,15 @@ async def test_rubric_review_saves_a_new_version_with_provenance(run_dir, serve_
     assert review["parent_version"] == "1" and review["reviewer"] == "dr_a"
 
 
-async def test_rejecting_every_criterion_is_refused(run_dir, serve_app):
-    base = await serve_app(run_dir)
+async def test_rejecting_every_criterion_is_refused(run_dir, serve_app, reviewer):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
     form = {f"action:{c}": "reject" for c in ("stinger", "tweezers", "pain", "tone")}
-    status, text = await post(f"{base}/rubrics/q0", form)
+    status, text = await client.post("/rubrics/q0", form)
     assert status == 400 and "needs at least one" in text
 
 
-async def test_a_rubric_file_is_reviewed_on_its_own_and_saved_beside_it(tmp_path, serve_app):
+async def test_a_rubric_file_is_reviewed_on_its_own_and_saved_beside_it(tmp_path, serve_app,
+                                                                       reviewer):
     import yaml
     from tests.runs.conftest import RUBRIC
 
@@ -157,7 +126,7 @@ async def test_a_rubric_file_is_reviewed_on_its_own_and_saved_beside_it(tmp_path
     status, html = await get(f"{base}/")
     assert status == 200 and 'href="/rubrics/bee"' in html
     assert (await get(f"{base}/items/0"))[0] == 404
-    status, _ = await post(f"{base}/rubrics/bee", {"action:tone": "reject"})
+    status, _ = await reviewer(base).post("/rubrics/bee", {"action:tone": "reject"})
     assert status == 303
     saved = read_rubric(tmp_path / "reviewed-rubrics" / "bee.v2.yaml")
     assert [c.id for c in saved.criteria] == ["stinger", "tweezers", "pain"]

@@ -43,6 +43,9 @@ def serve(
                                            "this Ray cluster (default: a local instance)."),
     budget: float | None = typer.Option(None, "--budget", min=0, help="Stop calling the judges "
                                         "after this many USD (every reward is then null)."),
+    app_name: str | None = typer.Option(None, "--app-name", help="With --replicas: this "
+                                        "server's Serve app name and URL prefix (default: the "
+                                        "first free of assay-serve, assay-serve-2, ...)."),
 ) -> None:
     """Serve rewards over HTTP: /v1/rewards, OpenRLHF's /get_reward, /v1/select, /health,
     /metrics."""
@@ -84,7 +87,8 @@ def serve(
                             "threshold": threshold, "fallback": fallback, "store": store,
                             "cache": cache, "template": template,
                             "normalization": normalization},
-                           config, replicas=replicas, address=ray_address)
+                           config, replicas=replicas, address=ray_address,
+                           app_name=app_name)
             return
         asyncio.run(main())
     except (AssayError, OSError, ValueError) as exc:

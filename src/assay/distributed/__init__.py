@@ -6,10 +6,12 @@ the driver plans every call, skips finished ones, and alone writes the run store
 the run lock and rescoring behave exactly as before. Only the judge calls move: they go to
 ``N`` Ray actors (:class:`~assay.distributed.pool.WorkerPool`), each with its own judges,
 connection pools and limits, and their replies stream back shard by shard. See the README
-section "Distributed grading (Ray)" for the cluster recipe.
+section "Distributed grading (Ray)" for the cluster recipe; a head with token authentication
+(the default of new heads) is joined with its token in ``$RAY_AUTH_TOKEN`` or
+``$RAY_AUTH_TOKEN_PATH`` (:mod:`assay.distributed.ray_auth`).
 
 ``assay serve --replicas N`` runs N copies of the reward server on Ray Serve
-(:mod:`assay.distributed.serve`). Ray is an optional extra (``pip install
+(:mod:`assay.distributed.serve`), each server its own Serve app under its own path. Ray is an optional extra (``pip install
 'assay[distributed]'``); usage statistics and the dashboard are always off.
 """
 

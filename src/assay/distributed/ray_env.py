@@ -2,7 +2,10 @@
 
 ``ensure_ray(address, num_cpus)`` returns the imported ``ray`` module with a connection open:
 the one already open in this process, a cluster's (``address="HOST:6379"``, ``"auto"``), or a
-new local instance sized by ``num_cpus``. Usage statistics are switched off before Ray is
+new local instance sized by ``num_cpus``. Joining a cluster whose head has token
+authentication on (the default of new heads) takes the head's token from Ray's own
+``$RAY_AUTH_TOKEN`` or ``$RAY_AUTH_TOKEN_PATH`` (:mod:`assay.distributed.ray_auth`); a missing
+or wrong token, or no head at the address, is a clear error at once. Usage statistics are switched off before Ray is
 imported (``RAY_USAGE_STATS_ENABLED=0``), so neither the driver nor the workers it starts ever
 report home; the dashboard is not started.
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from assay.distributed.ray_auth import check_cluster_access, refused_message, send_token_if_given
 from assay.errors import ConfigError
 
 INSTALL_HINT = "pip install 'assay[distributed]'  (Ray is an optional extra)"
@@ -50,12 +54,17 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
                               "log_to_driver": False}
     if address:
         kwargs["address"] = address
+        send_token_if_given(ray)
+        check_cluster_access(ray, address)
     else:
         kwargs["address"] = "local"  # never join a stranger's cluster by accident
         kwargs["num_cpus"] = num_cpus or os.cpu_count() or 1
         kwargs["object_store_memory"] = OBJECT_STORE_BYTES
+    refused = getattr(ray.exceptions, "AuthenticationError", ())
     try:
         ray.init(**kwargs)
+    except refused:
+        raise ConfigError(refused_message(str(address))) from None
     except ConnectionError as exc:
         raise ConfigError(f"--ray-address {address}: cannot join the Ray cluster ({exc})") from None
     return ray

@@ -8,13 +8,17 @@ RUN`` and ``assay report RUN`` read. The rubric pages accept, edit or reject eac
 rubric and save the result as a new rubric version with provenance.
 
 Safety: the app binds to 127.0.0.1 by default; binding anywhere else requires a token, which
-every request must carry (``?token=`` once, then a cookie, or ``Authorization: Bearer``). Every
-write is validated against the run's rubric (known item, known criterion, a label the criterion
-allows, a note of at most 2,000 characters).
+every request must carry (``?token=`` once, then a cookie, or ``Authorization: Bearer``). Other
+web sites the reviewer visits are kept out (:mod:`assay.review.guard`): a ``Host`` allow-list,
+a signed session per browser that carries the reviewer's name (``--reviewer`` or the login
+page), and a CSRF token plus ``Origin`` / ``Sec-Fetch-Site`` checks on every write. Every write
+is validated against the run's rubric (known item, known criterion, a label the criterion
+allows, a note of at most 2,000 characters, finite weights); a malformed request is a 4xx and
+one log line.
 
 Example (see tests/review)::
 
-    app = make_app("runs/quickstart", reviewer="dr_a")
+    app = make_app("runs/quickstart", reviewer="dr_a")   # reviewer=None: a login page asks
     web.run_app(app, host="127.0.0.1", port=8765)
 """
 
@@ -22,23 +26,46 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
+import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from assay.errors import AssayError, ConfigError, InputError, Issue
+from assay.logs import get_logger
 from assay.report.data import ItemRow, RunReport, load_run
+from assay.review.guard import (
+    CSRF_FIELD,
+    CSRF_HEADER,
+    SAFE_METHODS,
+    Session,
+    Sessions,
+    allowed_hosts,
+    cross_origin_reason,
+    host_name,
+    reviewer_name,
+)
 from assay.review.labels import RunLabels
 from assay.review.rubrics import RubricDecision, save_reviewed_rubric
 from assay.rubric import Criterion, Rubric
 
 MAX_NOTE = 2000
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _TEMPLATES = Path(__file__).parent / "templates"
 _RUN: web.AppKey[RunReport | None] = web.AppKey("run")  # None when reviewing a rubric file
 _RUBRICS: web.AppKey[dict[str, Rubric]] = web.AppKey("rubrics")
 _LABELS = web.AppKey("labels", RunLabels)
 _SETTINGS: web.AppKey[dict[str, Any]] = web.AppKey("settings")
+_SESSIONS = web.AppKey("sessions", Sessions)
+_SESSION = web.RequestKey("session", Session)  # set by _session_middleware
+_SESSION_CHANGED = web.RequestKey("session_changed", bool)  # the cookie must be sent again
+_FORM: web.RequestKey[Any] = web.RequestKey("form")  # the body's fields, read once
+_OPEN_PATHS = frozenset({"/login", "/health"})  # served before the reviewer has a name
+log = get_logger("assay.review")
 
 
 def is_loopback(host: str) -> bool:
@@ -58,14 +85,20 @@ def check_binding(host: str, token: str | None) -> None:
                           "to the network")
 
 
-def make_app(target: str | Path, *, reviewer: str = "reviewer", token: str | None = None) -> web.Application:
+def make_app(target: str | Path, *, reviewer: str | None = None, token: str | None = None,
+             host: str = "127.0.0.1", allow_hosts: Iterable[str] = ()) -> web.Application:
     """The review app for a run directory, or for a rubric file (a rubric, or per-item rubrics
     such as ``assay generate``'s output): then only the rubric pages are served, and reviewed
-    versions are saved in ``reviewed-rubrics/`` beside the file."""
+    versions are saved in ``reviewed-rubrics/`` beside the file.
+
+    ``reviewer`` names whoever uses this server; None serves a login page where each browser
+    gives its reviewer's name. ``host`` is the address the server is bound to and, with
+    ``allow_hosts``, says which ``Host`` headers it answers (see :mod:`assay.review.guard`)."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     target = Path(target)
-    app = web.Application(middlewares=[_auth_middleware], client_max_size=1024 * 1024)
+    app = web.Application(middlewares=[_errors_middleware, _host_middleware, _auth_middleware,
+                                       _session_middleware], client_max_size=1024 * 1024)
     if target.is_dir():
         run = load_run(target)
         app[_RUN], app[_RUBRICS] = run, run.rubrics
@@ -75,8 +108,13 @@ def make_app(target: str | Path, *, reviewer: str = "reviewer", token: str | Non
         app[_RUN], app[_RUBRICS] = None, _rubric_file(target)
         out, title = target.parent / "reviewed-rubrics", target.name
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(default=True))
-    app[_SETTINGS] = {"reviewer": reviewer, "token": token, "env": env, "out": out, "title": title}
+    app[_SETTINGS] = {"reviewer": None if reviewer is None else reviewer_name(reviewer),
+                      "token": token, "env": env, "out": out, "title": title,
+                      "hosts": allowed_hosts(host, allow_hosts)}
+    app[_SESSIONS] = Sessions()
     app.router.add_get("/", _index)
+    app.router.add_get("/login", _login_page)
+    app.router.add_post("/login", _login)
     app.router.add_get("/items/{index:\\d+}", _item)
     app.router.add_post("/items/{index:\\d+}/label", _label)
     app.router.add_get("/rubrics/{item_id}", _rubric)
@@ -104,6 +142,34 @@ async def _close(app: web.Application) -> None:
 
 
 @web.middleware
+async def _errors_middleware(request: web.Request, handler):
+    """A refused or malformed request is its 4xx and one log line, never a traceback."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status >= 400:
+            log.warning("review: %d %s %s: %s", exc.status, request.method, request.path,
+                        (exc.text or exc.reason or "")[:200].replace("\n", " "))
+        raise
+    except Exception as exc:  # a bug: one line (the traceback only at debug level)
+        log.error("review: 500 %s %s: %s: %s", request.method, request.path,
+                  type(exc).__name__, str(exc)[:200].replace("\n", " "),
+                  exc_info=log.isEnabledFor(logging.DEBUG))
+        raise web.HTTPInternalServerError(text="the review app failed on this request "
+                                               "(see its log)") from None
+
+
+@web.middleware
+async def _host_middleware(request: web.Request, handler):
+    """Answer only to the allowed Host names: a rebound DNS name pointing here is refused."""
+    if host_name(request.host) not in request.app[_SETTINGS]["hosts"]:
+        raise web.HTTPMisdirectedRequest(
+            text=f"Host {request.host[:100]!r} is not a name this review server answers to "
+                 "(start it with --allow-host NAME to add one)")
+    return await handler(request)
+
+
+@web.middleware
 async def _auth_middleware(request: web.Request, handler):
     token = request.app[_SETTINGS]["token"]
     if token is None or request.path == "/health":
@@ -118,16 +184,107 @@ async def _auth_middleware(request: web.Request, handler):
     return response
 
 
+@web.middleware
+async def _session_middleware(request: web.Request, handler):
+    """Every page gets a session (a new browser a new one); every write must come from the
+    app's own page: an existing session, its CSRF token, and no foreign Origin/Sec-Fetch-Site."""
+    sessions, fixed = request.app[_SESSIONS], request.app[_SETTINGS]["reviewer"]
+    cookie_name = f"assay_review_{request.url.port}"  # cookies ignore ports: one per server
+    session = sessions.decode(request.cookies.get(cookie_name))
+    if request.method not in SAFE_METHODS:
+        reason = cross_origin_reason(request.host, request.headers.get("Sec-Fetch-Site"),
+                                     request.headers.get("Origin"))
+        if reason is None and session is None:
+            reason = "no review session: reload the page and try again"
+        if reason is None and session is not None:
+            form = await _form(request)
+            if not sessions.csrf_ok(session, request.headers.get(CSRF_HEADER)
+                                    or _text(form, CSRF_FIELD)):
+                reason = "the form's CSRF token is missing or stale: reload the page"
+        if reason is not None:
+            raise web.HTTPForbidden(text=reason)
+    request[_SESSION_CHANGED] = session is None
+    if session is None:
+        session = sessions.new()
+    if fixed is not None:
+        session = Session(session.id, fixed)
+    request[_SESSION] = session
+    try:
+        if session.reviewer is None and request.path not in _OPEN_PATHS:
+            if request.method not in SAFE_METHODS:
+                raise web.HTTPForbidden(text="log in first: no reviewer is named for this session")
+            raise web.HTTPSeeOther("/login")
+        response = await handler(request)
+    except web.HTTPException as exc:
+        if request[_SESSION_CHANGED]:
+            _set_session(exc, request, cookie_name)
+        raise
+    if request[_SESSION_CHANGED]:
+        _set_session(response, request, cookie_name)
+    return response
+
+
+def _set_session(response: web.StreamResponse, request: web.Request, name: str) -> None:
+    response.set_cookie(name, request.app[_SESSIONS].encode(request[_SESSION]), httponly=True,
+                        samesite="Strict", path="/")
+
+
+async def _form(request: web.Request) -> Any:
+    """The request's form fields, read once; a body that is not a well-formed form is a 400."""
+    if _FORM not in request:
+        if request.content_type not in FORM_TYPES:
+            raise web.HTTPUnsupportedMediaType(
+                text=f"a write is a form ({' or '.join(FORM_TYPES)}), not {request.content_type!r}")
+        try:
+            request[_FORM] = await request.post()
+        except (ValueError, HttpProcessingError) as exc:  # not UTF-8, a broken multipart part
+            raise web.HTTPBadRequest(text=f"malformed form body ({type(exc).__name__})") from None
+    return request[_FORM]
+
+
+def _text(form: Any, name: str, default: str = "") -> str:
+    """A text field of the form: a file upload where text belongs is a 400."""
+    value = form.get(name, default)
+    if not isinstance(value, str):
+        raise web.HTTPBadRequest(text=f"field {name!r} must be text")
+    return value
+
+
 def _render(request: web.Request, name: str, status: int = 200, **context: Any) -> web.Response:
     settings = request.app[_SETTINGS]
+    session = request[_SESSION]
     html = settings["env"].get_template(name).render(
         run=request.app[_RUN], rubrics=request.app[_RUBRICS], title=settings["title"],
-        reviewer=_reviewer(request), **context)
+        reviewer=session.reviewer, can_login=settings["reviewer"] is None,
+        csrf=request.app[_SESSIONS].csrf(session), **context)
     return web.Response(text=html, content_type="text/html", status=status)
 
 
 def _reviewer(request: web.Request) -> str:
-    return request.cookies.get("assay_reviewer") or request.app[_SETTINGS]["reviewer"]
+    """The session's reviewer (the session middleware sends a browser without one to log in)."""
+    reviewer = request[_SESSION].reviewer
+    if reviewer is None:
+        raise web.HTTPSeeOther("/login")
+    return reviewer
+
+
+async def _login_page(request: web.Request) -> web.Response:
+    if request.app[_SETTINGS]["reviewer"] is not None:
+        raise web.HTTPSeeOther("/")
+    return _render(request, "login.html.j2")
+
+
+async def _login(request: web.Request) -> web.Response:
+    """Name this browser's reviewer (kept in its signed session, not in any later form)."""
+    if request.app[_SETTINGS]["reviewer"] is not None:
+        raise web.HTTPConflict(text="this server's reviewer is fixed by --reviewer")
+    try:
+        name = reviewer_name(_text(await _form(request), "reviewer"))
+    except InputError as exc:
+        raise web.HTTPBadRequest(text=str(exc)) from None
+    request[_SESSION] = request.app[_SESSIONS].new(name)  # a new id (and CSRF token) on login
+    request[_SESSION_CHANGED] = True
+    raise web.HTTPSeeOther("/")
 
 
 async def _health(request: web.Request) -> web.Response:
@@ -171,26 +328,23 @@ async def _item(request: web.Request) -> web.Response:
 
 async def _label(request: web.Request) -> web.Response:
     run, index, item = _item_or_404(request)
-    form = await request.post()
+    form = await _form(request)
     rubric = run.rubrics[item.id]
-    criterion = next((c for c in rubric.criteria if c.id == form.get("criterion_id")), None)
-    reviewer = str(form.get("reviewer") or _reviewer(request)).strip()[:100]
+    criterion_id, action = _text(form, "criterion_id"), _text(form, "action")
+    criterion = next((c for c in rubric.criteria if c.id == criterion_id), None)
     try:
         if criterion is None:
-            raise InputError(f"criterion {form.get('criterion_id')!r} is not in item {item.id!r}'s rubric")
+            raise InputError(f"criterion {criterion_id!r} is not in item {item.id!r}'s rubric")
         row = next(c for c in item.criteria if c.id == criterion.id)
-        verdict, option = _decide(criterion, row.final, str(form.get("action", "")),
-                                  str(form.get("label", "")))
-        note = str(form.get("note", ""))
+        verdict, option = _decide(criterion, row.final, action, _text(form, "label"))
+        note = _text(form, "note")
         if len(note) > MAX_NOTE:
             raise InputError(f"the note is longer than {MAX_NOTE} characters")
-        request.app[_LABELS].put(item.id, criterion.id, reviewer, verdict=verdict, option=option,
-                                 agrees=form.get("action") == "agree", note=note)
+        request.app[_LABELS].put(item.id, criterion.id, _reviewer(request), verdict=verdict,
+                                 option=option, agrees=action == "agree", note=note)
     except AssayError as exc:
         raise web.HTTPBadRequest(text=str(exc)) from None
-    response = web.HTTPSeeOther(f"/items/{index}?saved={criterion.id}")
-    response.set_cookie("assay_reviewer", reviewer, samesite="Strict")
-    raise response
+    raise web.HTTPSeeOther(f"/items/{index}?saved={criterion.id}")
 
 
 def _decide(criterion: Criterion, final: str | None, action: str, label: str) -> tuple[str | None, str | None]:
@@ -229,12 +383,12 @@ async def _save_rubric(request: web.Request) -> web.Response:
     rubric = request.app[_RUBRICS].get(item_id)
     if rubric is None:
         raise web.HTTPNotFound(text=f"no rubric {item_id!r}")
-    form = await request.post()
+    form = await _form(request)
     decisions = []
     for criterion in rubric.criteria:
-        action = str(form.get(f"action:{criterion.id}", "accept"))
-        decisions.append(RubricDecision(criterion.id, action, str(form.get(f"text:{criterion.id}", "")),
-                                        _float(form.get(f"weight:{criterion.id}"))))
+        action = _text(form, f"action:{criterion.id}", "accept")
+        decisions.append(RubricDecision(criterion.id, action, _text(form, f"text:{criterion.id}"),
+                                        _weight(_text(form, f"weight:{criterion.id}"))))
     try:
         path = save_reviewed_rubric(rubric, decisions, request.app[_SETTINGS]["out"],
                                     reviewer=_reviewer(request), source=item_id)
@@ -243,8 +397,14 @@ async def _save_rubric(request: web.Request) -> web.Response:
     raise web.HTTPSeeOther(f"/rubrics/{item_id}?saved={path.name}")
 
 
-def _float(value: Any) -> float | None:
+def _weight(value: str) -> float | None:
+    """A weight field: empty (unchanged) or a finite number; nan, inf and 1e309 are a 400."""
+    if not value.strip():
+        return None
     try:
-        return float(value) if value not in (None, "") else None
-    except (TypeError, ValueError):
-        raise web.HTTPBadRequest(text=f"weight {value!r} is not a number") from None
+        weight = float(value)
+    except ValueError:
+        weight = math.nan
+    if not math.isfinite(weight):
+        raise web.HTTPBadRequest(text=f"weight {value[:50]!r} is not a finite number")
+    return weight

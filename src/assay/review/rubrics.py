@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import time
 from collections.abc import Sequence
@@ -71,6 +72,9 @@ def save_reviewed_rubric(
             if decision.text.strip():
                 changes["text"] = decision.text.strip()
             if decision.weight is not None:
+                if not math.isfinite(decision.weight):
+                    raise InputError(Issue(None, None, f"criterion {criterion.id}",
+                                           f"weight {decision.weight!r} is not a finite number"))
                 changes["weight"] = decision.weight
             note = f"edited by {reviewer}"
             base = criterion.provenance or Provenance(source="user")
@@ -84,7 +88,7 @@ def save_reviewed_rubric(
     folder.mkdir(parents=True, exist_ok=True)
     version = _next_version(folder, rubric)
     parent = hashlib.sha256(rubric.model_dump_json().encode()).hexdigest()[:16]
-    reviewed = Rubric.model_validate({
+    reviewed = _validated({
         **rubric.model_dump(), "criteria": [c.model_dump() for c in kept], "version": str(version),
         "metadata": {**rubric.metadata, "review": {
             "parent_version": rubric.version, "parent_sha256": parent, "reviewer": reviewer,
@@ -95,6 +99,19 @@ def save_reviewed_rubric(
     path = folder / f"{_safe(rubric.id)}.v{version}.yaml"
     write_rubric(reviewed, path)
     return path
+
+
+def _validated(data: dict[str, Any]) -> Rubric:
+    """The reviewed rubric, or an InputError naming what an edit made invalid."""
+    from pydantic import ValidationError
+
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        raise InputError(Issue(None, None, where or "rubric",
+                               str(first.get("msg", exc)).removeprefix("Value error, "))) from None
 
 
 def _next_version(folder: Path, rubric: Rubric) -> int:
