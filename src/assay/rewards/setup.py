@@ -14,7 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.rewards.scorer import RewardScorer, checked_normalization, checked_template
+from assay.rewards.scorer import (
+    RewardScorer,
+    checked_failure_policy,
+    checked_normalization,
+    checked_template,
+)
 
 if TYPE_CHECKING:
     from assay.rubric import Rubric
@@ -33,13 +38,15 @@ def build_scorer(
     template: str = "healthbench",
     normalization: str = "minmax",
     config_file: str | Path | None = None,
+    on_failure: str = "no-reward",
 ) -> RewardScorer:
     """A scorer over ``judge`` (a spec): all of ``bank`` per prompt, or with ``select`` the
     criteria the relevance selector keeps (its calls stored in ``store``, so selections survive
     restarts, and ``assay bank select --store`` can precompute them). The selector asks
     ``selector_judge`` (default: the same model) with its own settings — not the grader
     template's sampling — so its calls match those of ``assay bank select``.
-    ``bank=None``: every sample must bring its own criteria."""
+    ``bank=None``: every sample must bring its own criteria. ``on_failure``: what a sample with
+    a failed criterion call gets (see :mod:`assay.rewards.scorer`; default ``no-reward``)."""
     from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
     from assay.grading.grader import GradingConfig
@@ -48,6 +55,7 @@ def build_scorer(
     from assay.judges.config import JudgeConfig
     from assay.judges.specs import config_from
 
+    policy = checked_failure_policy(on_failure)
     config = config_from(judge, config_file)
     if template == "healthbench":
         defaults = GradingConfig(templates={"all": "healthbench"}).sampling_defaults()
@@ -68,4 +76,4 @@ def build_scorer(
         criteria = RelevanceSelector(StageCaller(selector_client, calls), rubric,
                                      threshold=threshold, fallback=checked_fallback(fallback))
     return RewardScorer(client, criteria=criteria, template=checked_template(template),
-                        normalization=checked_normalization(normalization))
+                        normalization=checked_normalization(normalization), on_failure=policy)
