@@ -36,9 +36,10 @@ from typing import Any, Literal, Protocol, TypeGuard, get_args, runtime_checkabl
 
 import orjson
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InputError, Issue
 from assay.item import Item
 from assay.jobs import StageCaller
+from assay.limits import MAX_PROMPT_CHARS, prompt_chars
 from assay.routing.base import Catalogue
 from assay.routing.relevance import RelevanceRouter
 from assay.rubric import Criterion, Rubric
@@ -168,6 +169,10 @@ class RelevanceSelector:
         return selection
 
     async def _select(self, messages: Sequence[Mapping[str, Any]], pkey: str) -> CriteriaSelection:
+        size = prompt_chars(messages)
+        if size > MAX_PROMPT_CHARS:  # never rate a 10 MB prompt once per criterion
+            raise InputError(Issue(None, None, "prompt", f"{size:,} characters, over the judge "
+                                   f"prompt limit of {MAX_PROMPT_CHARS:,}: not sent to a judge"))
         item = Item(id=pkey, messages=[{"role": m["role"], "content": m["content"]}
                                        for m in messages])
         routing = await self.router.route(item)

@@ -59,7 +59,7 @@ from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.item import Item
 from assay.judges.judge import Judge
 from assay.judges.types import JudgeRequest
-from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
+from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS, prompt_chars
 from assay.rubric import Criterion, Rubric
 from assay.scoring import AbstainStrategy, Abstention, ItemScorer, RewardNormalization
 from assay.verdict import Decision, Verdict
@@ -237,11 +237,6 @@ def input_too_large(messages: Sequence[Mapping[str, Any]], answer: str) -> str |
     return None
 
 
-def prompt_chars(messages: Sequence[Mapping[str, Any]]) -> int:
-    """The characters of a conversation's contents (as the judge prompt would carry them)."""
-    return sum(len(str(m.get("content", ""))) for m in messages)
-
-
 class RewardScorer:
     """Rewards for batches of completions; see the module docstring.
 
@@ -300,8 +295,7 @@ class RewardScorer:
                     on_failure: FailurePolicy | None = None) -> list[RewardResult]:
         """One result per item, in order; ``on_failure`` overrides the scorer's policy."""
         policy = self.on_failure if on_failure is None else checked_failure_policy(on_failure)
-        answers = [final_answer(item.completion) if self.strip_thinking else item.completion
-                   for item in items]
+        answers = [self.answer(item) for item in items]
         refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
                    if (why := input_too_large(item.messages, answer)) is not None}
         criteria, failures = await self._criteria(items, skip=refused)
@@ -329,6 +323,14 @@ class RewardScorer:
                                             policy))
         self.failures.add(results)
         return results
+
+    def answer(self, item: RewardItem) -> str:
+        """The text graded for ``item``: its final answer, or the whole completion."""
+        return final_answer(item.completion) if self.strip_thinking else item.completion
+
+    def refusal(self, item: RewardItem) -> str | None:
+        """Why ``item`` will not be sent to a judge (a size limit), or None."""
+        return input_too_large(item.messages, self.answer(item))
 
     async def _criteria(self, items: Sequence[RewardItem], *, skip: Mapping[int, str]
                         ) -> tuple[list[list[Criterion]], dict[int, str]]:
