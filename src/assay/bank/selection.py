@@ -139,6 +139,17 @@ class RelevanceSelector:
         self._cache_size = cache_size
         self.calls_saved = 0
 
+    @property
+    def settings_key(self) -> str:
+        """A digest of everything a selection depends on besides the prompt: the bank's
+        criteria (ids, texts, weights), the threshold, the fallback and the rating model. A
+        store's selections are reused only under the same key (``assay bank select --store``).
+        """
+        settings = {"criteria": [[c.id, c.text, c.weight] for c in self.bank.criteria],
+                    "threshold": self.threshold, "fallback": self.fallback,
+                    "model": self.router.caller.model}
+        return hashlib.sha256(orjson.dumps(settings)).hexdigest()[:16]
+
     async def select(self, messages: Sequence[Mapping[str, Any]], *,
                      key: str | None = None) -> CriteriaSelection:
         """The selection for one conversation (the prompt, without the response)."""

@@ -154,7 +154,7 @@ def bank_select(
 def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_path, quiet):
     import json
 
-    from assay.bank.selection import RelevanceSelector
+    from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
     from assay.io import load_items
     from assay.jobs import CallStore, StageCaller, run_batch
@@ -165,27 +165,34 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
     items = load_items(items_path)
     store = CallStore.open(store_path or out.with_name(out.name + ".calls.sqlite"))
 
+    fallback = checked_fallback(fallback)
+
     async def go():
         judge = make_judge(judge_spec)
         selector = RelevanceSelector(StageCaller(judge, store), bank, threshold=threshold,
                                      fallback=fallback)
+        # A store may hold selections made with another bank, threshold, fallback or model:
+        # each is stored under its settings' key, so none is returned for other settings (the
+        # ratings themselves are reused wherever the call is the same).
+        settings = selector.settings_key
 
         async def worker(item):
             messages = [m.model_dump() for m in item.messages]
             return (await selector.select(messages, key=item.id)).to_dict()
 
         try:
-            return await run_batch(items, worker, store=store, item_id=lambda i: i.id,
-                                   label="selecting", quiet=quiet)
+            return settings, await run_batch(items, worker, store=store,
+                                             item_id=lambda i: f"{settings}/{i.id}",
+                                             label="selecting", quiet=quiet)
         finally:
             await judge.aclose()
 
-    result = run_sync(go())
+    settings, result = run_sync(go())
     texts = {c.id: c.text for c in bank.criteria}
     counts, tokens = [], []
     with out.open("w") as f:
         for item in items:
-            row = result.results.get(item.id)
+            row = result.results.get(f"{settings}/{item.id}")
             if row is None:
                 continue
             f.write(json.dumps({"item_id": item.id, **row}, ensure_ascii=False) + "\n")
@@ -196,8 +203,8 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
                    f"{len(bank.criteria)} criteria selected on average "
                    f"(~{sum(tokens) / len(tokens):.0f} tokens; the paper: 11.5 of 29, 431 "
                    f"tokens) -> {out}")
-    for item_id, error in result.failed.items():
-        typer.echo(f"failed {item_id}: {error}", err=True)
+    for key, error in result.failed.items():
+        typer.echo(f"failed {key.removeprefix(settings + '/')}: {error}", err=True)
     store.close()
     if result.failed:
         raise typer.Exit(1)
