@@ -200,3 +200,24 @@ def test_assay_serve_refuses_an_unknown_failure_policy():
     judge = "openai-compatible:fake@http://127.0.0.1:9/v1"
     result = CliRunner().invoke(app, ["serve", "--judge", judge, "--on-failure", "ignore"])
     assert result.exit_code == 1 and "unknown failure policy 'ignore'" in result.output
+
+
+async def test_openrlhfs_adapter_takes_a_failure_policy(judge_on):
+    from assay.rewards.openrlhf import openrlhf_rewards
+
+    judge, _ = await judge_on(policy=failing(UNSAFE), retries=0)
+    payload = {"query": [f"{QUESTION} {ANSWER}"], "prompts": [f"{QUESTION} "]}
+    reply = await openrlhf_rewards(RewardScorer(judge, criteria=criteria()), payload,
+                                   on_failure="penalty-met")
+    assert reply["rewards"] == [pytest.approx(0.75)] and reply["extra_logs"]["reward_withheld"] == [0.0]
+
+
+def test_verls_environment_entry_point_reads_the_failure_policy(monkeypatch):
+    import assay.rewards.verl as verl_module
+
+    verl_module.reset()
+    monkeypatch.setenv("ASSAY_REWARD_JUDGE", "openai-compatible:fake@http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ASSAY_REWARD_ON_FAILURE", "ignore")
+    with pytest.raises(ConfigError, match="unknown failure policy 'ignore'"):
+        verl_module.compute_score("hb", "x", "", {"prompt": QUESTION})
+    assert verl_module._functions is None

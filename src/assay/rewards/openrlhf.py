@@ -27,7 +27,7 @@ from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.rewards.labels import criteria_from_label
-from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
+from assay.rewards.scorer import FailurePolicy, RewardItem, RewardResult, RewardScorer
 from assay.rewards.trl import scorer_bank
 
 
@@ -56,9 +56,11 @@ def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[Rew
 
 
 async def openrlhf_rewards(scorer: RewardScorer, payload: Mapping[str, Any], *,
-                           missing_reward: float = 0.0) -> dict[str, Any]:
-    """The JSON reply to one OpenRLHF request."""
-    return openrlhf_reply(await scorer.score(openrlhf_items(scorer, payload)), missing_reward)
+                           missing_reward: float = 0.0,
+                           on_failure: FailurePolicy | None = None) -> dict[str, Any]:
+    """The JSON reply to one OpenRLHF request; ``on_failure`` overrides the scorer's policy."""
+    results = await scorer.score(openrlhf_items(scorer, payload), on_failure=on_failure)
+    return openrlhf_reply(results, missing_reward)
 
 
 def openrlhf_reply(results: Sequence[RewardResult], missing_reward: float = 0.0) -> dict[str, Any]:
