@@ -8,6 +8,9 @@
 * :mod:`assay.rewards.server` — ``assay serve``: HTTP rewards, including OpenRLHF's remote
   reward-model protocol (``POST /get_reward``).
 
+A sample with a failed criterion call gets no reward unless another ``on_failure`` policy is
+chosen (:data:`FAILURE_POLICIES`; see :mod:`assay.rewards.scorer`).
+
 Example::
 
     scorer = build_scorer("vllm:Qwen/Qwen3-8B", bank="health-score", select=True)
@@ -17,12 +20,21 @@ Example::
 
 from assay.rewards.labels import criteria_from_label
 from assay.rewards.openrlhf import openrlhf_rewards
-from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer, final_answer
+from assay.rewards.scorer import (
+    FAILURE_POLICIES,
+    FailurePolicy,
+    RewardItem,
+    RewardResult,
+    RewardScorer,
+    final_answer,
+)
 from assay.rewards.setup import build_scorer
 from assay.rewards.trl import trl_reward_function
 from assay.rewards.verl import verl_reward_functions
 
 __all__ = [
+    "FAILURE_POLICIES",
+    "FailurePolicy",
     "RewardItem",
     "RewardResult",
     "RewardScorer",

@@ -18,10 +18,11 @@ scorer's ``on_failure`` policy (:data:`FAILURE_POLICIES`):
   OpenRLHF get their ``missing_reward``, 0.0 by default). Counting a failed penalty call as
   "not met" would *raise* the reward, and a policy trained on that learns to provoke failures;
 * ``unmet``: a failed criterion counts as not met (spec §3.2: "retry, then fall back to not
-  met"; the behaviour before the policy existed);
+  met"; the behaviour before the policy existed; a failed penalty then raises the reward);
 * ``penalty-met``: a failed penalty counts as met, a failed desirable criterion as not met —
   the worst the sample could have scored, so a failure never pays;
-* ``skip``: the failed criteria are left out and the reward is normalised over the others.
+* ``skip``: the failed criteria are left out and the reward is normalised over the others
+  (a failed penalty can raise the reward here too).
 
 Whatever the policy, a sample with no verdict at all (every call failed, its prompt's
 selection failed, its input is over a size limit) or with no criteria gets ``reward=None``,
