@@ -12,7 +12,7 @@ import pytest
 from assay.bank import load_health_score
 from assay.errors import ConfigError
 from assay.rewards import RewardItem, RewardScorer
-from assay.rewards.scorer import checked_failure_policy
+from assay.rewards.failures import checked_failure_policy
 
 ANSWER = "Double your aspirin."
 QUESTION = "My headache is worse today. What should I do?"

@@ -18,16 +18,10 @@ Example::
     reward(prompts=["Summarise these labs: ..."], completions=["<think>…</think>Summary: …"])
 """
 
+from assay.rewards.failures import FAILURE_POLICIES, FailurePolicy
 from assay.rewards.labels import criteria_from_label
 from assay.rewards.openrlhf import openrlhf_rewards
-from assay.rewards.scorer import (
-    FAILURE_POLICIES,
-    FailurePolicy,
-    RewardItem,
-    RewardResult,
-    RewardScorer,
-    final_answer,
-)
+from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer, final_answer
 from assay.rewards.setup import build_scorer
 from assay.rewards.trl import trl_reward_function
 from assay.rewards.verl import verl_reward_functions

@@ -26,8 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.errors import InputError, Issue
+from assay.rewards.failures import FailurePolicy
 from assay.rewards.labels import criteria_from_label
-from assay.rewards.scorer import FailurePolicy, RewardItem, RewardResult, RewardScorer
+from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
 from assay.rewards.trl import scorer_bank
 
 

@@ -14,12 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.rewards.scorer import (
-    RewardScorer,
-    checked_failure_policy,
-    checked_normalization,
-    checked_template,
-)
+from assay.rewards.failures import checked_failure_policy
+from assay.rewards.scorer import RewardScorer, checked_normalization, checked_template
 
 if TYPE_CHECKING:
     from assay.rubric import Rubric

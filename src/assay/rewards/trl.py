@@ -31,15 +31,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from assay.judges.sync import run_sync
+from assay.rewards.failures import FailurePolicy, batch_failures, checked_failure_policy
 from assay.rewards.labels import criteria_from_label
-from assay.rewards.scorer import (
-    FailurePolicy,
-    RewardItem,
-    RewardResult,
-    RewardScorer,
-    batch_failures,
-    checked_failure_policy,
-)
+from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
 
 
 def trl_reward_function(

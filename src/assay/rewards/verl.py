@@ -40,14 +40,9 @@ from typing import Any
 
 from assay.errors import ConfigError, InputError, Issue
 from assay.judges.sync import run_sync
+from assay.rewards.failures import FailurePolicy, checked_failure_policy
 from assay.rewards.labels import criteria_from_label
-from assay.rewards.scorer import (
-    FailurePolicy,
-    RewardItem,
-    RewardResult,
-    RewardScorer,
-    checked_failure_policy,
-)
+from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
 from assay.rewards.trl import scorer_bank
 
 Score = dict[str, float]
