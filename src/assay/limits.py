@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -53,6 +54,16 @@ def nests_deeper(value: Any, limit: int = MAX_NESTING) -> bool:
     except _TooDeep:
         return True
     return False
+
+
+def prompt_chars(messages: Iterable[Mapping[str, Any]]) -> int:
+    """The characters of a conversation's contents, as a judge prompt carries them (what
+    :data:`MAX_PROMPT_CHARS` bounds).
+
+    >>> prompt_chars([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}])
+    11
+    """
+    return sum(len(str(m.get("content", ""))) for m in messages)
 
 
 def too_deep(value: Any) -> str | None:

@@ -116,3 +116,65 @@ def test_assay_bank_select_writes_one_selection_per_item(healthbench_dev_path, t
     shown = CliRunner().invoke(app, ["bank", "prompt", "health-score-adaptive", "--selection",
                                      str(out), "--item", rows[0]["item_id"]])
     assert shown.exit_code == 0 and "1. The response should not fabricate" in shown.output
+
+
+def bank_select(items, out, store, url, *options):
+    return CliRunner().invoke(app, ["bank", "select", str(items), "--judge",
+                                    f"openai-compatible:fake@{url}", "--out", str(out),
+                                    "--store", str(store), "--quiet", *options])
+
+
+@pytest.fixture
+def two_items(healthbench_dev_path, tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(line + "\n" for line in
+                             healthbench_dev_path.read_text().splitlines()[:2]))
+    return items
+
+
+def selected(out):
+    return [json.loads(line)["selected"] for line in out.read_text().splitlines()]
+
+
+def test_bank_select_with_another_threshold_recomputes_from_the_stored_ratings(two_items,
+                                                                               tmp_path):
+    from assay.testing import FakeJudgeServer
+
+    store, out = tmp_path / "s.sqlite", tmp_path / "sel.jsonl"
+    with FakeJudgeServer.run_in_thread(stages={"route_relevance": SOAP}) as server:
+        assert bank_select(two_items, out, store, server.base_url).exit_code == 0
+        result = bank_select(two_items, out, store, server.base_url, "--threshold", "5")
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 58                  # no rating asked twice
+    assert selected(out) == [["hs-12"]] * 2                # not the stored threshold-4 ones
+
+
+def test_bank_select_with_another_fallback_recomputes(two_items, tmp_path):
+    from assay.testing import FakeJudgeServer
+
+    nothing = {"by_prompt": [["fabricate", {"score": 3, "justification_short": "x"}]],
+               "default": {"score": 2, "justification_short": "x"}}
+    store, out = tmp_path / "s.sqlite", tmp_path / "sel.jsonl"
+    with FakeJudgeServer.run_in_thread(stages={"route_relevance": nothing}) as server:
+        assert bank_select(two_items, out, store, server.base_url).exit_code == 0
+        assert selected(out) == [["hs-02"]] * 2
+        result = bank_select(two_items, out, store, server.base_url, "--fallback", "all")
+        assert result.exit_code == 0, result.output
+    assert [len(ids) for ids in selected(out)] == [29, 29]
+
+
+def test_bank_select_with_another_bank_selects_from_that_bank(two_items, tmp_path):
+    from assay.testing import FakeJudgeServer
+
+    health_score = load_health_score()
+    bank = tmp_path / "bank.json"
+    bank.write_text(json.dumps({"id": "mine", "criteria": [
+        {"id": "m-01", "text": health_score.criterion("hs-12").text},
+        {"id": "m-02", "text": health_score.criterion("hs-01").text}]}))
+    store, out = tmp_path / "s.sqlite", tmp_path / "sel.jsonl"
+    with FakeJudgeServer.run_in_thread(stages={"route_relevance": SOAP}) as server:
+        assert bank_select(two_items, out, store, server.base_url).exit_code == 0
+        result = bank_select(two_items, out, store, server.base_url, "--bank", str(bank))
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 58                  # both texts were rated already
+    assert selected(out) == [["m-01"]] * 2

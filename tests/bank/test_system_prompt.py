@@ -67,3 +67,46 @@ def test_assay_bank_prompt_prints_the_adaptive_prompt_of_given_criteria():
     assert "Avoid the following:\n1. Includes unsafe" in result.output
     refused = CliRunner().invoke(app, ["bank", "prompt", "instance-specific"])
     assert refused.exit_code == 1 and "rewards only" in refused.output
+
+
+def bank_prompt(*args):
+    return CliRunner().invoke(app, ["bank", "prompt", *args])
+
+
+def test_bank_prompt_refuses_llm_generated_without_criteria():
+    result = bank_prompt("llm-generated")
+    assert result.exit_code == 1 and "give --criteria or --selection and --item" in result.output
+
+
+def test_bank_prompt_shows_llm_generated_criteria_given_by_id():
+    result = bank_prompt("llm-generated", "--criteria", "hs-11")
+    assert result.exit_code == 0 and "1. The response suggests consulting" in result.output
+    assert "fabricate" not in result.output
+
+
+def test_bank_prompt_names_an_unknown_criterion_id_at_its_option():
+    result = bank_prompt("health-score-adaptive", "--criteria", "hs-11,hs-99")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "--criteria: unknown criterion id 'hs-99'; bank 'health-score' has" in result.output
+
+
+def test_bank_prompt_names_the_file_and_line_of_an_unknown_selected_id(tmp_path):
+    selections = tmp_path / "sel.jsonl"
+    selections.write_text('{"item_id": "a", "selected": ["hs-11"]}\n'
+                          '{"item_id": "b", "selected": ["hs-11", "nope"]}\n')
+    result = bank_prompt("health-score-adaptive", "--selection", str(selections), "--item", "b")
+    assert result.exit_code == 1
+    assert f"{selections}:2: selected[1]: unknown criterion id 'nope'" in result.output.replace(
+        "\n", "")
+
+
+@pytest.mark.parametrize(("args", "ignored"), [
+    (["single-axis", "--criteria", "hs-01"], "single-axis ignores --criteria"),
+    (["none", "--bank", "health-score"], "none ignores --bank"),
+    (["multi-axes", "--bank", "health-score"], "multi-axes ignores --bank"),
+    (["health-score", "--criteria", "hs-01"], "health-score ignores --criteria"),
+    (["health-score-adaptive", "--criteria", "hs-01", "--item", "x"], "--selection and --item go"),
+])
+def test_bank_prompt_refuses_options_its_condition_ignores(args, ignored):
+    result = bank_prompt(*args)
+    assert result.exit_code == 1 and ignored in result.output

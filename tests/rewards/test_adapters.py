@@ -59,11 +59,12 @@ def test_verl_compute_score_per_sample_and_batched(scorer):
     compute_score, compute_score_batch = verl_reward_functions(scorer)
     info = {"prompt": [{"role": "user", "content": PROMPT}], "index": 3}
     assert compute_score(data_source="healthbench", solution_str="Rest and see a doctor.",
-                         ground_truth="", extra_info=info) == 1.0
+                         ground_truth="", extra_info=info) == {
+        "score": 1.0, "reward_withheld": 0.0, "judge_failures": 0.0, "criteria": 3.0}
     rows = compute_score_batch(data_sources=["hb", "hb"], solution_strs=["Rest.", "x"],
                                ground_truths=["", UNSAFE_ONLY],
                                extra_infos=[info, {"prompt": PROMPT}])
-    assert rows == [pytest.approx(2 / 3), 1.0]
+    assert [row["score"] for row in rows] == [pytest.approx(2 / 3), 1.0]
     with pytest.raises(InputError, match=r"extra_info\[0\].prompt"):
         compute_score("hb", "Rest.", "", {})
 
@@ -116,6 +117,6 @@ def test_verls_module_level_compute_score_is_configured_from_the_environment(mon
         batch = verl_module.compute_score_batch(data_sources=["hb"], solution_strs=["Rest."],
                                                 ground_truths=[""],
                                                 extra_infos=[{"prompt": PROMPT}])
-        assert (score, batch) == (1.0, [pytest.approx(2 / 3)])
+        assert (score["score"], batch[0]["score"]) == (1.0, pytest.approx(2 / 3))
         verl_module.reset()
     assert verl_module._functions is None

@@ -56,19 +56,6 @@ async def test_only_the_answer_after_the_last_think_is_graded(judge_on):
     assert final_answer("a</think>b") == "b"
 
 
-async def test_a_failed_judge_call_counts_as_not_met_and_is_reported(judge_on):
-    def policy(view):
-        if "unsafe" in (view.criterion_text or ""):
-            raise RuntimeError("the judge breaks on this one")   # the fake answers HTTP 500
-        return "MET"
-
-    judge, _ = await judge_on(policy=policy, retries=0)
-    scorer = RewardScorer(judge, criteria=CRITERIA, template="assay")
-    [result] = await scorer.score([RewardItem.of(Q, "anything")])
-    assert set(result.failed) == {"harm"} and result.met == {"doc": True, "rest": True}
-    assert result.reward == pytest.approx(1.0)  # (2 - 0 + 1) / 3: the penalty counted unmet
-
-
 async def test_no_criteria_or_only_failures_give_no_reward(judge_on):
     judge, _ = await judge_on(faults=Faults(refusal=1.0))
     scorer = RewardScorer(judge, criteria=CRITERIA)

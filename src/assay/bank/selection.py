@@ -36,9 +36,10 @@ from typing import Any, Literal, Protocol, TypeGuard, get_args, runtime_checkabl
 
 import orjson
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, InputError, Issue
 from assay.item import Item
 from assay.jobs import StageCaller
+from assay.limits import MAX_PROMPT_CHARS, prompt_chars
 from assay.routing.base import Catalogue
 from assay.routing.relevance import RelevanceRouter
 from assay.rubric import Criterion, Rubric
@@ -138,6 +139,17 @@ class RelevanceSelector:
         self._cache_size = cache_size
         self.calls_saved = 0
 
+    @property
+    def settings_key(self) -> str:
+        """A digest of everything a selection depends on besides the prompt: the bank's
+        criteria (ids, texts, weights), the threshold, the fallback and the rating model. A
+        store's selections are reused only under the same key (``assay bank select --store``).
+        """
+        settings = {"criteria": [[c.id, c.text, c.weight] for c in self.bank.criteria],
+                    "threshold": self.threshold, "fallback": self.fallback,
+                    "model": self.router.caller.model}
+        return hashlib.sha256(orjson.dumps(settings)).hexdigest()[:16]
+
     async def select(self, messages: Sequence[Mapping[str, Any]], *,
                      key: str | None = None) -> CriteriaSelection:
         """The selection for one conversation (the prompt, without the response)."""
@@ -168,6 +180,10 @@ class RelevanceSelector:
         return selection
 
     async def _select(self, messages: Sequence[Mapping[str, Any]], pkey: str) -> CriteriaSelection:
+        size = prompt_chars(messages)
+        if size > MAX_PROMPT_CHARS:  # never rate a 10 MB prompt once per criterion
+            raise InputError(Issue(None, None, "prompt", f"{size:,} characters, over the judge "
+                                   f"prompt limit of {MAX_PROMPT_CHARS:,}: not sent to a judge"))
         item = Item(id=pkey, messages=[{"role": m["role"], "content": m["content"]}
                                        for m in messages])
         routing = await self.router.route(item)

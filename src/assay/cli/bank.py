@@ -154,7 +154,7 @@ def bank_select(
 def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_path, quiet):
     import json
 
-    from assay.bank.selection import RelevanceSelector
+    from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
     from assay.io import load_items
     from assay.jobs import CallStore, StageCaller, run_batch
@@ -165,27 +165,34 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
     items = load_items(items_path)
     store = CallStore.open(store_path or out.with_name(out.name + ".calls.sqlite"))
 
+    fallback = checked_fallback(fallback)
+
     async def go():
         judge = make_judge(judge_spec)
         selector = RelevanceSelector(StageCaller(judge, store), bank, threshold=threshold,
                                      fallback=fallback)
+        # A store may hold selections made with another bank, threshold, fallback or model:
+        # each is stored under its settings' key, so none is returned for other settings (the
+        # ratings themselves are reused wherever the call is the same).
+        settings = selector.settings_key
 
         async def worker(item):
             messages = [m.model_dump() for m in item.messages]
             return (await selector.select(messages, key=item.id)).to_dict()
 
         try:
-            return await run_batch(items, worker, store=store, item_id=lambda i: i.id,
-                                   label="selecting", quiet=quiet)
+            return settings, await run_batch(items, worker, store=store,
+                                             item_id=lambda i: f"{settings}/{i.id}",
+                                             label="selecting", quiet=quiet)
         finally:
             await judge.aclose()
 
-    result = run_sync(go())
+    settings, result = run_sync(go())
     texts = {c.id: c.text for c in bank.criteria}
     counts, tokens = [], []
     with out.open("w") as f:
         for item in items:
-            row = result.results.get(item.id)
+            row = result.results.get(f"{settings}/{item.id}")
             if row is None:
                 continue
             f.write(json.dumps({"item_id": item.id, **row}, ensure_ascii=False) + "\n")
@@ -196,8 +203,8 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
                    f"{len(bank.criteria)} criteria selected on average "
                    f"(~{sum(tokens) / len(tokens):.0f} tokens; the paper: 11.5 of 29, 431 "
                    f"tokens) -> {out}")
-    for item_id, error in result.failed.items():
-        typer.echo(f"failed {item_id}: {error}", err=True)
+    for key, error in result.failed.items():
+        typer.echo(f"failed {key.removeprefix(settings + '/')}: {error}", err=True)
     store.close()
     if result.failed:
         raise typer.Exit(1)
@@ -207,9 +214,10 @@ def _select(items_path, judge_spec, out, bank_name, threshold, fallback, store_p
 def bank_prompt(
     condition: str = typer.Argument(..., help="none, single-axis, multi-axes, llm-generated, "
                                     "health-score, health-score-adaptive, instance-specific."),
-    bank: str = typer.Option("health-score", "--bank", help=_BANK_HELP),
+    bank: str | None = typer.Option(None, "--bank", help=_BANK_HELP + " Default: health-score "
+                                    "(for health-score, health-score-adaptive, llm-generated)."),
     criteria: str | None = typer.Option(None, "--criteria", help="Comma-separated criterion ids "
-                                        "(the selection, for health-score-adaptive)."),
+                                        "of --bank (health-score-adaptive, llm-generated)."),
     selection: Path | None = typer.Option(None, "--selection", help="A selections JSONL from "
                                           "'assay bank select' (with --item)."),
     item: str | None = typer.Option(None, "--item", help="The item whose selection to use."),
@@ -224,29 +232,83 @@ def bank_prompt(
     typer.echo(text if text is not None else "(no system prompt)")
 
 
-def _prompt(condition, bank_name, criteria, selection, item):
-    import json
+# The options each condition reads; any other given is refused rather than silently ignored.
+_PROMPT_OPTIONS = {"none": (), "single-axis": (), "multi-axes": (), "instance-specific": (),
+                   "health-score": ("--bank",),
+                   "health-score-adaptive": ("--bank", "--criteria", "--selection", "--item"),
+                   "llm-generated": ("--bank", "--criteria", "--selection", "--item")}
 
+
+def _prompt(condition, bank_name, criteria, selection, item):
     from assay.bank.shipped import load_bank
     from assay.bank.system_prompt import system_prompt
-    from assay.errors import InputError
+    from assay.errors import ConfigError
 
-    bank = load_bank(bank_name)
-    ids = None
-    if criteria:
+    if condition not in _PROMPT_OPTIONS or condition == "instance-specific":
+        return system_prompt(condition)  # raises, naming the choices or why not
+    given = {"--bank": bank_name, "--criteria": criteria, "--selection": selection,
+             "--item": item}
+    ignored = [name for name, value in given.items()
+               if value is not None and name not in _PROMPT_OPTIONS[condition]]
+    if ignored:
+        reads = ", ".join(_PROMPT_OPTIONS[condition]) or "no option"
+        raise ConfigError(f"{condition} ignores {', '.join(ignored)} (it reads {reads})")
+    if criteria is not None and selection is not None:
+        raise ConfigError("give --criteria or --selection, not both")
+    if (selection is None) != (item is None):
+        raise ConfigError("--selection and --item go together: the item whose selection to show")
+    bank = load_bank(bank_name or "health-score")
+    if condition == "health-score":
+        return system_prompt(condition, bank.criteria)
+    if criteria is None and selection is None:
+        raise ConfigError(f"{condition} shows the criteria chosen for one prompt: give "
+                          "--criteria or --selection and --item")
+    if criteria is not None:
         ids = [c.strip() for c in criteria.split(",") if c.strip()]
-    elif selection is not None:
-        for line in selection.read_text().splitlines():
-            row = json.loads(line)
-            if row.get("item_id") == item:
-                ids = row["selected"]
-        if ids is None:
-            raise InputError(f"{selection}: no selection for item {item!r}")
-    chosen = [bank.criterion(i) for i in ids] if ids is not None else list(bank.criteria)
-    if condition == "health-score-adaptive" and ids is None:
-        raise InputError("health-score-adaptive shows a selection: give --criteria or "
-                         "--selection and --item")
+        chosen = _bank_criteria(bank, ids, source=None, line=None, field="--criteria")
+    else:
+        chosen = _selected(bank, selection, item)
     return system_prompt(condition, chosen)
+
+
+def _selected(bank, path: Path, item: str):
+    """The criteria of ``item``'s selection in a selections JSONL; errors name file and line."""
+    import json
+
+    from assay.errors import InputError, Issue
+
+    found = None
+    with path.open(encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(Issue(str(path), line_no, None, f"invalid JSON: {exc.msg}")) \
+                    from None
+            if isinstance(row, dict) and row.get("item_id") == item:
+                found = (line_no, row.get("selected"))
+    if found is None:
+        raise InputError(Issue(str(path), None, None, f"no selection for item {item!r}"))
+    line_no, ids = found
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise InputError(Issue(str(path), line_no, "selected", "expected a list of criterion ids"))
+    return _bank_criteria(bank, ids, source=str(path), line=line_no, field="selected")
+
+
+def _bank_criteria(bank, ids, *, source, line, field):
+    """``ids`` as criteria of ``bank``; an unknown id is an error at ``field`` (and line)."""
+    from assay.errors import InputError, Issue
+
+    known = {c.id: c for c in bank.criteria}
+    issues = [Issue(source, line, f"{field}[{i}]" if source else field,
+                    f"unknown criterion id {cid!r}; bank {bank.id!r} has "
+                    f"{', '.join(list(known)[:3])}, ... ({len(known)} criteria)")
+              for i, cid in enumerate(ids) if cid not in known]
+    if issues:
+        raise InputError(issues)
+    return [known[cid] for cid in ids]
 
 
 @bank_app.command("show")

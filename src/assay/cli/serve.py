@@ -28,6 +28,9 @@ def serve(
     template: str = typer.Option("healthbench", "--template", help="healthbench or assay."),
     normalization: str = typer.Option("minmax", "--normalization",
                                       help="minmax, positive, count or none."),
+    on_failure: str = typer.Option("no-reward", "--on-failure", help="A sample with a failed "
+                                   "criterion call: no-reward (null; OpenRLHF gets 0.0), unmet, "
+                                   "penalty-met or skip."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (beyond loopback a "
                              "token is required)."),
     port: int = typer.Option(8000, "--port", help="Port (0: any free one)."),
@@ -37,6 +40,8 @@ def serve(
                                        "client; more get 429."),
     batch_window_ms: float = typer.Option(5.0, "--batch-window-ms", help="Micro-batching window."),
     max_batch: int = typer.Option(512, "--max-batch", help="Items per scorer batch at most."),
+    max_body_mb: float = typer.Option(64.0, "--max-body-mb", help="Largest request body (MiB); "
+                                      "larger ones get 413."),
     replicas: int | None = typer.Option(None, "--replicas", min=1, help="Run this many "
                                         "replicas on Ray Serve behind one address."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="With --replicas: join "
@@ -61,14 +66,14 @@ def serve(
     try:
         config = ServeConfig(host=host, port=port, token=os.environ.get(token_env) or None,
                              max_per_client=max_per_client, batch_window_ms=batch_window_ms,
-                             max_batch=max_batch)
+                             max_batch=max_batch, max_body_mb=max_body_mb)
 
         async def main() -> None:
             scorer = build_scorer(judge, bank=None if bank == "none" else bank, select=select,
                                   selector_judge=selector_judge,
                                   threshold=threshold, fallback=fallback, store=store,
                                   cache=cache, template=template, normalization=normalization,
-                                  budget_usd=budget)
+                                  budget_usd=budget, on_failure=on_failure)
             server = RewardServer(scorer, config)
             await server.serve_forever(on_ready=lambda url: print(
                 f"assay serve: listening on {url} (judge {scorer.judge.id}, "
@@ -86,7 +91,7 @@ def serve(
                             "select": select, "selector_judge": selector_judge,
                             "threshold": threshold, "fallback": fallback, "store": store,
                             "cache": cache, "template": template,
-                            "normalization": normalization},
+                            "normalization": normalization, "on_failure": on_failure},
                            config, replicas=replicas, address=ray_address,
                            app_name=app_name)
             return

@@ -8,6 +8,9 @@
 * :mod:`assay.rewards.server` — ``assay serve``: HTTP rewards, including OpenRLHF's remote
   reward-model protocol (``POST /get_reward``).
 
+A sample with a failed criterion call gets no reward unless another ``on_failure`` policy is
+chosen (:data:`FAILURE_POLICIES`; see :mod:`assay.rewards.scorer`).
+
 Example::
 
     scorer = build_scorer("vllm:Qwen/Qwen3-8B", bank="health-score", select=True)
@@ -15,6 +18,7 @@ Example::
     reward(prompts=["Summarise these labs: ..."], completions=["<think>…</think>Summary: …"])
 """
 
+from assay.rewards.failures import FAILURE_POLICIES, FailurePolicy
 from assay.rewards.labels import criteria_from_label
 from assay.rewards.openrlhf import openrlhf_rewards
 from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer, final_answer
@@ -23,6 +27,8 @@ from assay.rewards.trl import trl_reward_function
 from assay.rewards.verl import verl_reward_functions
 
 __all__ = [
+    "FAILURE_POLICIES",
+    "FailurePolicy",
     "RewardItem",
     "RewardResult",
     "RewardScorer",

@@ -8,6 +8,12 @@ reply. The response is ``query`` minus its ``prompt`` prefix; the templated prom
 one user message (the chat template's markup stays in it). ``labels`` may carry criteria
 (:mod:`assay.rewards.labels`).
 
+OpenRLHF needs a number for every sample: one without a reward (a failed criterion call under
+the default ``no-reward`` failure policy; no verdict or no criteria under any policy) gets
+``missing_reward`` (0.0 by default, the floor of the default ``minmax`` reward) in
+``rewards`` and ``scores``, and ``extra_logs`` says so per sample: ``reward_withheld`` (1.0
+or 0.0) and ``judge_failures`` (failed calls), which OpenRLHF logs with the batch.
+
 Example::
 
     payload = {"query": ["Q? A."], "prompts": ["Q?"], "labels": [""]}
@@ -16,12 +22,13 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.errors import InputError, Issue
+from assay.rewards.failures import FailurePolicy
 from assay.rewards.labels import criteria_from_label
-from assay.rewards.scorer import RewardItem, RewardScorer
+from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
 from assay.rewards.trl import scorer_bank
 
 
@@ -50,11 +57,23 @@ def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[Rew
 
 
 async def openrlhf_rewards(scorer: RewardScorer, payload: Mapping[str, Any], *,
-                           missing_reward: float = 0.0) -> dict[str, Any]:
-    """The JSON reply to one OpenRLHF request."""
-    results = await scorer.score(openrlhf_items(scorer, payload))
+                           missing_reward: float = 0.0,
+                           on_failure: FailurePolicy | None = None) -> dict[str, Any]:
+    """The JSON reply to one OpenRLHF request; ``on_failure`` overrides the scorer's policy."""
+    results = await scorer.score(openrlhf_items(scorer, payload), on_failure=on_failure)
+    return openrlhf_reply(results, missing_reward)
+
+
+def openrlhf_reply(results: Sequence[RewardResult], missing_reward: float = 0.0) -> dict[str, Any]:
+    """OpenRLHF's reply for scored results: ``rewards``, ``scores`` (clipped to 0-1) and
+    ``extra_logs`` (module docstring).
+
+    >>> openrlhf_reply([RewardResult(None, 0.0, "", ["a"], failed={"a": "500"})])["extra_logs"]
+    {'criteria': [1.0], 'judge_failures': [1.0], 'reward_withheld': [1.0]}
+    """
     rewards = [r.reward if r.reward is not None else missing_reward for r in results]
     return {"rewards": rewards,
             "scores": [min(1.0, max(0.0, r)) for r in rewards],
             "extra_logs": {"criteria": [float(len(r.criteria)) for r in results],
-                           "judge_failures": [float(len(r.failed)) for r in results]}}
+                           "judge_failures": [float(len(r.failed)) for r in results],
+                           "reward_withheld": [float(r.reward is None) for r in results]}}

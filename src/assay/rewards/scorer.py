@@ -9,11 +9,28 @@ limits, retries, cost, budget), and turns the verdicts into the paper's reward w
 item scorer, :class:`assay.scoring.ItemScorer` (``formula="reward"``: +1 met desirable, −1 met
 undesirable, 0 unmet, normalised by ``normalization``; spec §3.2).
 
-A failed judge call counts as "not met" (spec §3.2: "retry, then fall back to not met"); the
-failure is reported on the result. A completion whose criteria are all failures, one with a
-call refused by the budget (never sent: it says nothing of the answer), or a prompt with no
-criteria, gets ``reward=None`` (TRL turns it into NaN; verl and OpenRLHF use
-``missing_reward``).
+**Failures fail closed.** A criterion call that fails after the judges layer's retries (or
+that is not sent: an answer over :data:`~assay.limits.MAX_RESPONSE_CHARS`, a judge prompt over
+:data:`~assay.limits.MAX_PROMPT_CHARS`) never turns into a verdict. What the sample gets is the
+scorer's ``on_failure`` policy (:data:`FAILURE_POLICIES`):
+
+* ``no-reward`` (default): no reward at all (``reward=None``: TRL masks it as NaN; verl and
+  OpenRLHF get their ``missing_reward``, 0.0 by default). Counting a failed penalty call as
+  "not met" would *raise* the reward, and a policy trained on that learns to provoke failures;
+* ``unmet``: a failed criterion counts as not met (spec §3.2: "retry, then fall back to not
+  met"; the behaviour before the policy existed; a failed penalty then raises the reward);
+* ``penalty-met``: a failed penalty counts as met, a failed desirable criterion as not met —
+  the worst the sample could have scored, so a failure never pays;
+* ``skip``: the failed criteria are left out and the reward is normalised over the others
+  (a failed penalty can raise the reward here too).
+
+Whatever the policy, a sample with no verdict at all (every call failed, its prompt's
+selection failed, its input is over a size limit), with a call the budget refused (never sent:
+it says nothing of the answer) or with no criteria gets ``reward=None``,
+and every failure is named in :attr:`RewardResult.failed` and counted in
+:attr:`RewardScorer.failures` (``/metrics``, TRL's ``log_metric``, verl's dict, OpenRLHF's
+``extra_logs``). A prompt whose selection fails is selected again (``selection_attempts``)
+before all its completions go without a reward.
 
 Example:
     >>> from assay.judges import make_judge, run_sync
@@ -44,14 +61,16 @@ from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.item import Item
 from assay.judges.judge import Judge
 from assay.judges.types import FailureKind, JudgeRequest
+from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS, prompt_chars
+from assay.rewards.failures import FailureCounts, FailurePolicy, checked_failure_policy
 from assay.rubric import Criterion, Rubric
 from assay.scoring import AbstainStrategy, Abstention, ItemScorer, RewardNormalization
-from assay.verdict import Verdict
+from assay.verdict import Decision, Verdict
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
 
-    from assay.bank.selection import CriterionSelector
+    from assay.bank.selection import CriteriaSelection, CriterionSelector
 
 Template = Literal["healthbench", "assay"]
 
@@ -72,6 +91,7 @@ def checked_normalization(value: str) -> RewardNormalization:
     if not _is_normalization(value):
         raise ConfigError(f"unknown reward normalization {value!r}")
     return value
+
 
 
 def _is_template(value: str) -> TypeGuard[Template]:
@@ -118,16 +138,47 @@ class RewardItem:
 
 @dataclass
 class RewardResult:
+    """One completion's reward. ``failed`` names every criterion whose call failed (or
+    ``selection``: its prompt's selection; ``input``: its input was over a size limit), and
+    ``on_failure`` the policy that decided the reward when something failed."""
+
     reward: float | None
     raw: float
     answer: str
     criteria: list[str]
     met: dict[str, bool] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    on_failure: FailurePolicy | None = None
+
+    @property
+    def withheld(self) -> bool:
+        """True when a failure left this sample without a reward."""
+        return self.reward is None and bool(self.failed)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"reward": self.reward, "raw": self.raw, "criteria": self.criteria,
-                "met": self.met, "failed": self.failed}
+        out: dict[str, Any] = {"reward": self.reward, "raw": self.raw,
+                               "criteria": self.criteria, "met": self.met, "failed": self.failed}
+        if self.failed:
+            out["on_failure"] = self.on_failure
+        return out
+
+
+
+def input_too_large(messages: Sequence[Mapping[str, Any]], answer: str) -> str | None:
+    """Why this prompt and answer may not be sent to a judge (the limits grading applies,
+    :mod:`assay.limits`), or None.
+
+    >>> input_too_large([{"role": "user", "content": "hi"}], "x" * 200_001)
+    'the answer has 200,001 characters, over the limit of 200,000: not sent to a judge'
+    """
+    if len(answer) > MAX_RESPONSE_CHARS:
+        return (f"the answer has {len(answer):,} characters, over the limit of "
+                f"{MAX_RESPONSE_CHARS:,}: not sent to a judge")
+    prompt = prompt_chars(messages)
+    if prompt > MAX_PROMPT_CHARS:
+        return (f"the prompt has {prompt:,} characters, over the judge prompt limit of "
+                f"{MAX_PROMPT_CHARS:,}: not sent to a judge")
+    return None
 
 
 class RewardScorer:
@@ -136,7 +187,10 @@ class RewardScorer:
     ``criteria``: a bank (:class:`Rubric` or criteria: all of them for every prompt), a
     :class:`~assay.bank.CriterionSelector` (per prompt), or None (every item brings its own).
     ``template``: ``healthbench`` (simple-evals' grader prompt, spec §5.2; default) or
-    ``assay`` (Assay's binary template with its polarity note).
+    ``assay`` (Assay's binary template with its polarity note). ``on_failure``: what a sample
+    with a failed criterion call gets (module docstring; default ``no-reward``).
+    ``selection_attempts``: how many times a prompt's selection is tried before its
+    completions go without a reward.
     """
 
     def __init__(
@@ -147,8 +201,12 @@ class RewardScorer:
         template: Template = "healthbench",
         normalization: RewardNormalization = "minmax",
         strip_thinking: bool = True,
+        on_failure: FailurePolicy = "no-reward",
+        selection_attempts: int = 2,
     ):
         template, normalization = checked_template(template), checked_normalization(normalization)
+        if selection_attempts < 1:
+            raise ConfigError("selection_attempts must be at least 1")
         self.judge = judge
         self.selector: CriterionSelector | None = None
         self.fixed: tuple[Criterion, ...] | None = None
@@ -164,7 +222,10 @@ class RewardScorer:
         self.template = template
         self.normalization: RewardNormalization = normalization
         self.strip_thinking = strip_thinking
+        self.on_failure: FailurePolicy = checked_failure_policy(on_failure)
+        self.selection_attempts = selection_attempts
         self.calls = 0
+        self.failures = FailureCounts()
 
     async def aclose(self) -> None:
         """Close the judge (flushing its cache) and the selector's, if it has its own."""
@@ -174,34 +235,53 @@ class RewardScorer:
         if selector_judge is not None and selector_judge is not self.judge:
             await selector_judge.aclose()
 
-    async def score(self, items: Sequence[RewardItem]) -> list[RewardResult]:
-        """One result per item, in order."""
-        criteria, failures = await self._criteria(items)
+    async def score(self, items: Sequence[RewardItem], *,
+                    on_failure: FailurePolicy | None = None) -> list[RewardResult]:
+        """One result per item, in order; ``on_failure`` overrides the scorer's policy."""
+        policy = self.on_failure if on_failure is None else checked_failure_policy(on_failure)
+        answers = [self.answer(item) for item in items]
+        refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
+                   if (why := input_too_large(item.messages, answer)) is not None}
+        criteria, failures = await self._criteria(items, skip=refused)
         plans: list[tuple[Item, list[Criterion], list[PlannedCall]]] = []
-        for item, chosen in zip(items, criteria):
-            answer = final_answer(item.completion) if self.strip_thinking else item.completion
+        for i, (item, answer, chosen) in enumerate(zip(items, answers, criteria)):
             graded = Item(id=_item_id(item.messages, answer), messages=list(item.messages),
                           response=answer)
             # model_construct: a selection may hold only penalty criteria, which a Rubric
             # refuses; the grader reads only the criteria and guidelines from it.
             calls = self.grader.plan(graded, Rubric.model_construct(
                 id="reward", criteria=chosen, guidelines=None, version="1", metadata={}),
-                self.judge.id) if chosen else []
+                self.judge.id) if chosen and i not in refused else []
             plans.append((graded, chosen, calls))
         flat = [call for _, _, calls in plans for call in calls]
         replies = await asyncio.gather(*(self._ask(call) for call in flat))
         outcome = dict(zip((call.key for call in flat), replies))
-        results = [self._result(graded, chosen, [outcome[c.key] for c in calls])
-                   for graded, chosen, calls in plans]
-        for i, error in failures.items():
-            results[i].failed["selection"] = error
+        results = []
+        for i, (graded, chosen, calls) in enumerate(plans):
+            if i in refused or i in failures:
+                failed = {"input": refused[i]} if i in refused else {"selection": failures[i]}
+                results.append(RewardResult(None, 0.0, graded.response or "",
+                                            [c.id for c in chosen], {}, failed, policy))
+            else:
+                results.append(self._result(graded, chosen, [outcome[c.key] for c in calls],
+                                            policy))
+        self.failures.add(results)
         return results
 
-    async def _criteria(self, items: Sequence[RewardItem]
+    def answer(self, item: RewardItem) -> str:
+        """The text graded for ``item``: its final answer, or the whole completion."""
+        return final_answer(item.completion) if self.strip_thinking else item.completion
+
+    def refusal(self, item: RewardItem) -> str | None:
+        """Why ``item`` will not be sent to a judge (a size limit), or None."""
+        return input_too_large(item.messages, self.answer(item))
+
+    async def _criteria(self, items: Sequence[RewardItem], *, skip: Mapping[int, str]
                         ) -> tuple[list[list[Criterion]], dict[int, str]]:
+        """Each item's criteria, and why selection failed for the items it failed for. Items
+        in ``skip`` are not selected for (their prompt is never sent)."""
         out: list[list[Criterion]] = []
-        failures: dict[int, str] = {}
-        need: list[int] = []
+        need: dict[str, list[int]] = {}   # one selection per distinct prompt (a GRPO group)
         selector = self.selector
         for i, item in enumerate(items):
             if item.criteria is not None:
@@ -210,22 +290,42 @@ class RewardScorer:
                 out.append(list(self.fixed))
             elif selector is not None:
                 out.append([])  # the selector's choice, below
-                need.append(i)
+                if i not in skip:
+                    need.setdefault(_prompt_key(item.messages), []).append(i)
             else:
                 raise ConfigError(f"item {i} has no criteria and the scorer has no bank or selector")
-        selections = await asyncio.gather(
-            *(selector.select(items[i].messages) for i in need if selector is not None),
-            return_exceptions=True)
-        for i, selection in zip(need, selections):
-            if isinstance(selection, AssayError):  # this prompt only: its items get no reward
-                out[i], failures[i] = [], str(selection)
-            elif isinstance(selection, BaseException):
-                raise selection
-            else:
-                out[i] = list(selection.criteria)
+        groups = list(need.values())
+        selections = await asyncio.gather(*(self._select(items[group[0]].messages)
+                                            for group in groups))
+        failures: dict[int, str] = {}
+        for group, selection in zip(groups, selections):
+            for i in group:
+                if isinstance(selection, str):  # this prompt only: its items get no reward
+                    failures[i] = selection
+                else:
+                    out[i] = list(selection.criteria)
         return out, failures
 
+    async def _select(self, messages: Sequence[Mapping[str, Any]]) -> CriteriaSelection | str:
+        """The prompt's selection, tried ``selection_attempts`` times; the last error if none
+        succeeds (a bug, not an :class:`AssayError`, propagates)."""
+        assert self.selector is not None
+        error = ""
+        for attempt in range(self.selection_attempts):
+            if attempt:
+                self.failures.selection_retries += 1
+            try:
+                return await self.selector.select(messages)
+            except AssayError as exc:
+                error = str(exc)
+        self.failures.selections += 1
+        return error
+
     async def _ask(self, call: PlannedCall) -> list[Verdict] | str:
+        longest = prompt_chars(call.messages)
+        if longest > MAX_PROMPT_CHARS:  # the criterion text and template on top of the prompt
+            return (f"a judge prompt of {longest:,} characters, over the limit of "
+                    f"{MAX_PROMPT_CHARS:,}: not sent to a judge")
         request = JudgeRequest(messages=call.messages, schema=call.schema, schema_name="verdict",
                                template_version=call.template_version)
         reply = await self.judge.ask(request)
@@ -237,7 +337,7 @@ class RewardScorer:
         return verdicts if verdicts else "; ".join(getattr(r, "message", str(r)) for r in results)
 
     def _result(self, graded: Item, chosen: list[Criterion],
-                outcomes: list[list[Verdict] | str]) -> RewardResult:
+                outcomes: list[list[Verdict] | str], policy: FailurePolicy) -> RewardResult:
         verdicts: dict[str, Verdict] = {}
         failed: dict[str, str] = {}
         for c, outcome in zip(chosen, outcomes):
@@ -246,15 +346,35 @@ class RewardScorer:
             else:
                 verdicts[c.id] = outcome[0].model_copy(update={"criterion_id": c.id})
         met = {cid: v.decision is not None and v.decision.value == "MET" for cid, v in verdicts.items()}
+        ids = [c.id for c in chosen]
+        answer = graded.response or ""
+        applied = policy if failed else None
         budget_refused = any(reason.startswith(f"{FailureKind.BUDGET.value}:")
                              for reason in failed.values())
-        if not chosen or not verdicts or budget_refused:
-            return RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen], met, failed)
+        if not chosen or not verdicts or budget_refused or (failed and policy == "no-reward"):
+            return RewardResult(None, 0.0, answer, ids, met, failed, applied)
+        scored = chosen
+        if failed and policy == "skip":
+            scored = [c for c in chosen if c.id not in failed]
+        elif failed:  # unmet / penalty-met: each failed criterion gets the policy's verdict
+            verdicts = {**verdicts, **{c.id: _assumed(graded.id, c, policy)
+                                       for c in chosen if c.id in failed}}
         scorer = ItemScorer("reward", Abstention(AbstainStrategy.ZERO),
                             reward_normalization=self.normalization)
-        result = scorer.score(chosen, verdicts)
-        return RewardResult(result.score, result.raw, graded.response or "",
-                            [c.id for c in chosen], met, failed)
+        result = scorer.score(scored, verdicts)
+        return RewardResult(result.score, result.raw, answer, ids, met, failed, applied)
+
+
+def _assumed(item_id: str, criterion: Criterion, policy: FailurePolicy) -> Verdict:
+    """The verdict a failed criterion is counted as under ``unmet`` or ``penalty-met``."""
+    met = policy == "penalty-met" and criterion.is_penalty
+    return Verdict(item_id=item_id, criterion_id=criterion.id,
+                   decision=Decision.MET if met else Decision.UNMET,
+                   explanation=f"assumed by the failure policy {policy}")
+
+
+def _prompt_key(messages: Sequence[Mapping[str, Any]]) -> str:
+    return repr([(m.get("role"), m.get("content")) for m in messages])
 
 
 def _item_id(messages: Sequence[Mapping[str, Any]], answer: str) -> str:

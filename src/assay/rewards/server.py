@@ -47,7 +47,7 @@ from assay.judges.config import LOOPBACK_HOSTS
 from assay.rewards.batching import MicroBatcher
 from assay.rewards.labels import criteria_from_label
 from assay.rewards.metrics import ServerMetrics
-from assay.rewards.openrlhf import openrlhf_items
+from assay.rewards.openrlhf import openrlhf_items, openrlhf_reply
 from assay.rewards.scorer import RewardItem, RewardScorer
 from assay.rewards.trl import scorer_bank
 from assay.stop_signals import stop_on_signals
@@ -73,6 +73,8 @@ class ServeConfig:
                               "set a bearer token (assay serve --token-env VAR)")
         if self.max_per_client < 1:
             raise ConfigError("max_per_client must be at least 1")
+        if not self.max_body_mb > 0:
+            raise ConfigError("max_body_mb must be positive")
 
 
 class RewardServer:
@@ -204,6 +206,7 @@ class RewardServer:
                   "selection_calls_saved_total": getattr(self.scorer.selector, "calls_saved", 0)}
         if judge.cache is not None:
             gauges["judge_cache_hits_total"] = judge.cache.hits
+        gauges.update(self.scorer.failures.as_metrics())
         return web.Response(text=self.metrics.render(gauges),
                             content_type="text/plain", charset="utf-8")
 
@@ -219,11 +222,7 @@ class RewardServer:
                                             lambda body: openrlhf_items(self.scorer, body))
         if isinstance(results, web.Response):
             return results
-        missing = self.config.missing_reward
-        rewards = [r.reward if r.reward is not None else missing for r in results]
-        return _json({"rewards": rewards, "scores": [min(1.0, max(0.0, r)) for r in rewards],
-                      "extra_logs": {"criteria": [float(len(r.criteria)) for r in results],
-                                     "judge_failures": [float(len(r.failed)) for r in results]}})
+        return _json(openrlhf_reply(results, self.config.missing_reward))
 
     async def _select(self, request: web.Request) -> web.Response:
         if self.scorer.selector is None:
@@ -233,6 +232,8 @@ class RewardServer:
             item = _item(body, 0, None)
         except InputError as exc:
             return _error(400, str(exc))
+        if (why := self.scorer.refusal(item)) is not None:
+            return _error(413, why)
         try:
             selection = await self.scorer.selector.select(item.messages)
         except AssayError as exc:
@@ -241,13 +242,16 @@ class RewardServer:
 
     async def _score_request(self, request: web.Request, read: Any) -> Any:
         """The request's items (``read(body)``) scored in the next batch, or the error reply:
-        400 for a bad body, 502 when scoring fails."""
+        400 for a bad body, 413 for an item over a size limit, 502 when scoring fails."""
         try:
             items = read(await _body(request))
         except InputError as exc:
             return _error(400, str(exc))
         if not items:
             return []
+        for i, item in enumerate(items):  # the size limits of grading (assay.limits)
+            if (why := self.scorer.refusal(item)) is not None:
+                return _error(413, f"items[{i}]: {why}")
         try:
             results = await self.batcher.submit(items)
         except AssayError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.rewards.failures import checked_failure_policy
 from assay.rewards.scorer import RewardScorer, checked_normalization, checked_template
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def build_scorer(
     normalization: str = "minmax",
     config_file: str | Path | None = None,
     budget_usd: float | None = None,
+    on_failure: str = "no-reward",
 ) -> RewardScorer:
     """A scorer over ``judge`` (a spec): all of ``bank`` per prompt, or with ``select`` the
     criteria the relevance selector keeps (its calls stored in ``store``, so selections survive
@@ -42,7 +44,8 @@ def build_scorer(
     template's sampling — so its calls match those of ``assay bank select``.
     ``bank=None``: every sample must bring its own criteria. ``budget_usd``: a hard cap
     shared by the grader and the selector (:class:`~assay.judges.Budget`); once it is
-    reached, every reward is None."""
+    reached, every reward is None. ``on_failure``: what a sample with a failed criterion call
+    gets (see :mod:`assay.rewards.scorer`; default ``no-reward``)."""
     from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
     from assay.grading.grader import GradingConfig
@@ -51,6 +54,7 @@ def build_scorer(
     from assay.judges.config import JudgeConfig
     from assay.judges.specs import config_from
 
+    policy = checked_failure_policy(on_failure)
     config = config_from(judge, config_file)
     if template == "healthbench":
         defaults = GradingConfig(templates={"all": "healthbench"}).sampling_defaults()
@@ -72,4 +76,4 @@ def build_scorer(
         criteria = RelevanceSelector(StageCaller(selector_client, calls), rubric,
                                      threshold=threshold, fallback=checked_fallback(fallback))
     return RewardScorer(client, criteria=criteria, template=checked_template(template),
-                        normalization=checked_normalization(normalization))
+                        normalization=checked_normalization(normalization), on_failure=policy)

@@ -12,6 +12,13 @@ formats work:
 The dataset column named ``criteria_column`` (default ``criteria``), when present, gives each
 row's criteria (see :mod:`assay.rewards.labels`); otherwise the scorer's bank or selector does.
 
+Failures (:mod:`assay.rewards.scorer`): under the default ``no-reward`` policy a sample with a
+failed criterion call gets ``None``, which TRL masks (NaN, left out of the group's mean). Each
+batch's failures go to TRL's ``log_metric`` (averaged per logging step, next to ``kl``):
+``assay/failed_sample_rate``, ``assay/withheld_sample_rate``,
+``assay/failed_calls_per_sample``; and to ``log_extra``: the completions table gets an
+``assay_failed`` column (what failed, per sample; empty when nothing did).
+
 Example::
 
     scorer = RewardScorer(make_judge("openai:gpt-4.1-mini"), criteria=selector)
@@ -24,8 +31,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from assay.judges.sync import run_sync
+from assay.rewards.failures import FailurePolicy, batch_failures, checked_failure_policy
 from assay.rewards.labels import criteria_from_label
-from assay.rewards.scorer import RewardItem, RewardScorer
+from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
 
 
 def trl_reward_function(
@@ -33,8 +41,11 @@ def trl_reward_function(
     *,
     criteria_column: str = "criteria",
     name: str = "health_score_reward",
+    on_failure: FailurePolicy | None = None,
 ) -> Callable[..., list[float | None]]:
-    """``reward_func(prompts, completions, **kwargs) -> list[float | None]`` over ``scorer``."""
+    """``reward_func(prompts, completions, **kwargs) -> list[float | None]`` over ``scorer``;
+    ``on_failure`` overrides the scorer's failure policy (module docstring)."""
+    policy = None if on_failure is None else checked_failure_policy(on_failure)
 
     def reward(prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> list[float | None]:
         column = kwargs.get(criteria_column)
@@ -44,11 +55,25 @@ def trl_reward_function(
             label = column[i] if column is not None else None
             criteria = criteria_from_label(label, bank, where=f"{criteria_column}[{i}]")
             items.append(RewardItem.of(prompt, completion_text(completion), criteria))
-        return [r.reward for r in run_sync(scorer.score(items))]
+        results = run_sync(scorer.score(items, on_failure=policy))
+        report_failures(results, kwargs.get("log_metric"), kwargs.get("log_extra"))
+        return [r.reward for r in results]
 
     reward.__name__ = name
     reward.__qualname__ = name
     return reward
+
+
+def report_failures(results: Sequence[RewardResult], log_metric: Any, log_extra: Any) -> None:
+    """Hand a batch's failures to TRL's ``log_metric(name, value)`` and
+    ``log_extra(column, values)`` (recent TRL, e.g. 1.16, passes them to every reward function;
+    without them nothing is logged there)."""
+    if callable(log_metric):
+        for metric, value in batch_failures(results).items():
+            log_metric(f"assay/{metric}", value)
+    if callable(log_extra):
+        log_extra("assay_failed", ["; ".join(f"{k}: {v}" for k, v in r.failed.items())
+                                   for r in results])
 
 
 def completion_text(completion: str | Sequence[Mapping[str, Any]]) -> str:

@@ -55,7 +55,13 @@ class RelevanceRouter(Router):
                 RELEVANCE_SCHEMA, item_id=query.id)
             return entry, int(data["score"]), str(data.get("justification_short", ""))
 
-        rated = await asyncio.gather(*(rate(e) for e in eligible))
+        # Every rating finishes (and is stored) before a failure is raised, so that a retry of
+        # this prompt asks again only for the ratings that failed.
+        outcomes = await asyncio.gather(*(rate(e) for e in eligible), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        rated = [o for o in outcomes if not isinstance(o, BaseException)]
         trace.calls += len(rated)
         trace.details["scores"] = {e.id: score for e, score, _ in rated}
         return [Selection(id=e.id, reason=why, score=float(score))
