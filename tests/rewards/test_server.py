@@ -72,7 +72,8 @@ async def test_bad_requests_name_the_field(reward_server):
     async with aiohttp.ClientSession() as http:
         async with http.post(f"{url}/v1/rewards", json={"items": [{"completion": "x"}]}) as r:
             assert r.status == 400 and "items[0].prompt" in (await r.json())["error"]
-        async with http.post(f"{url}/v1/rewards", data=b"{not json") as r:
+        async with http.post(f"{url}/v1/rewards", data=b"{not json",
+                             headers={"Content-Type": "application/json"}) as r:
             assert r.status == 400 and "invalid JSON" in (await r.json())["error"]
         async with http.post(f"{url}/v1/select", json={"prompt": "x"}) as r:
             assert r.status == 404
@@ -171,6 +172,38 @@ def test_assay_serve_runs_from_the_cli_and_stops_cleanly_on_sigterm(tmp_path):
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=30) == 0
             assert "stopped" in process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def test_assay_serve_takes_its_judge_from_a_config_file_and_its_limits_from_flags(tmp_path):
+    with FakeJudgeServer.run_in_thread(policy=keyword_policy, latency=0.05) as judge_server:
+        config = tmp_path / "assay.toml"
+        config.write_text(f'[judges.local]\nspec = "openai-compatible:fake@'
+                          f'{judge_server.base_url}"\n')
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from assay.cli import main; main()", "serve", "-j", "local",
+             "--config", str(config), "--concurrency", "3", "--max-body-bytes", "5000",
+             "--port", "0", "--store", str(tmp_path / "s.sqlite")],
+            stderr=subprocess.PIPE, text=True)
+        try:
+            line = process.stderr.readline()
+            url = re.search(r"(http://127\.0\.0\.1:\d+)", line).group(1)
+
+            async def call(completion):
+                async with aiohttp.ClientSession() as http, http.post(
+                        f"{url}/v1/rewards", json={"items": [
+                            {"prompt": PROMPT, "completion": completion}]}) as r:
+                    return r.status, await r.json()
+
+            status, body = asyncio.run(call("Rest and see a doctor."))
+            assert status == 200 and len(body["results"][0]["criteria"]) == 29
+            assert judge_server.peak_in_flight == 3      # 29 calls, 3 at a time
+            status, body = asyncio.run(call("x" * 6000))
+            assert status == 413 and "5,000 bytes" in body["error"]
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
         finally:
             if process.poll() is None:
                 process.kill()
