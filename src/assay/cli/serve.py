@@ -28,7 +28,7 @@ def serve(
                                "'assay bank select --store' can fill it before training)."),
     cache: Path | None = typer.Option(None, "--cache", help="Judge response cache file."),
     config_file: Path | None = typer.Option(None, "--config", help="Judge config file "
-                                            "(assay.toml): --judge may name a [judges.NAME]."),
+                                            "(assay.toml): --judge may name a judge defined there."),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Requests in "
                                            "flight to the judge (default: its "
                                            "limits.max_in_flight, 64)."),
