@@ -147,3 +147,10 @@ async def test_judge_concurrency_caps_the_judges_requests_in_flight(serve):
         await server.stop()
     assert status == 200 and len(judge_server.requests) == 12
     assert judge_server.peak_in_flight == 2
+
+
+async def test_a_400_names_the_first_twenty_bad_fields_and_counts_the_rest(server_at):
+    base, _ = await server_at()
+    status, body = await post(f"{base}/v1/rewards", {"items": [{"prompt": PROMPT}] * 500})
+    assert status == 400 and body["error"].count("completion: required") == 20
+    assert body["error"].endswith("... and 480 more")

@@ -67,6 +67,7 @@ DEFAULT_MAX_BODY_BYTES = 64 * 2**20
 UNMATCHED = "(unmatched)"  # the one metrics label of every path no route serves
 LOCAL_NAMES = LOOPBACK_HOSTS - {"0.0.0.0"}  # names that reach only this machine
 MAX_BODY_BYTES = web.AppKey("max_body_bytes", int)
+MAX_ISSUES_SHOWN = 20  # a 400 names this many bad fields at most (a reply stays small)
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,7 @@ class RewardServer:
                 raise InputError('expected {"prompt": TEXT} or {"messages": [...]}')
             item = RewardItem.of(prompt_of(body, "body"), "")
         except InputError as exc:
-            return _error(400, str(exc))
+            return _error(400, _issues(exc))
         try:
             selection = await self.scorer.selector.select(item.messages)
         except AssayError as exc:
@@ -297,7 +298,7 @@ class RewardServer:
         try:
             items = read(await _body(request))
         except InputError as exc:
-            return _error(400, str(exc))
+            return _error(400, _issues(exc))
         if not items:
             return []
         try:
@@ -340,6 +341,14 @@ async def _body(request: web.Request) -> Any:
     except orjson.JSONDecodeError as exc:
         raise web.HTTPBadRequest(text=orjson.dumps({"error": f"invalid JSON: {exc}"}).decode(),
                                  content_type="application/json") from None
+
+
+def _issues(exc: InputError, shown: int = MAX_ISSUES_SHOWN) -> str:
+    """The error's issues, one a line, the first ``shown`` of them and how many more."""
+    lines = [str(issue) for issue in exc.issues[:shown]]
+    if len(exc.issues) > shown:
+        lines.append(f"... and {len(exc.issues) - shown} more")
+    return "\n".join(lines)
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
