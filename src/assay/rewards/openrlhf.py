@@ -64,7 +64,8 @@ def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[Rew
             continue
         if not query.startswith(prompt):  # grading the whole query would reward the prompt
             issues.append(Issue(None, None, f"query[{i}]", f"does not start with prompts[{i}]: "
-                                "cannot tell the response from the prompt"))
+                                "cannot tell the response from the prompt (padding or a BOS "
+                                "token decoded before it?)"))
             continue
         try:
             criteria = criteria_from_label(label, bank, where=f"labels[{i}]")
