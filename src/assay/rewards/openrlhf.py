@@ -46,7 +46,13 @@ def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[Rew
         raise InputError(Issue(None, None, "query", "expected a list of strings (prompt + response)"))
     prompts = payload.get("prompts")
     if prompts is None:  # OpenRLHF before prompts were sent: {"query": [...]} only
-        prompts = [_templated_prompt(query, f"query[{i}]") for i, query in enumerate(queries)]
+        prompts = [_templated_prompt(query) for query in queries]
+        unsplit = [Issue(None, None, f"query[{i}]", "no prompts were sent and no assistant-turn "
+                         "marker of a known chat template was found to split the query into "
+                         "prompt and response: send prompts (current OpenRLHF does)")
+                   for i, prompt in enumerate(prompts) if prompt is None]
+        if unsplit:
+            raise InputError(unsplit)
     labels = payload.get("labels")
     if labels is None:
         labels = [None] * len(queries)
@@ -78,17 +84,17 @@ def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[Rew
     return items
 
 
-def _templated_prompt(query: str, where: str) -> str:
+def _templated_prompt(query: str) -> str | None:
     """The prompt part of a templated ``query`` (prompt + response): everything up to the end of
-    the last assistant-turn marker of a known chat template (:data:`ASSISTANT_MARKERS`)."""
+    the last assistant-turn marker of a known chat template (:data:`ASSISTANT_MARKERS`), or
+    None when it has none.
+
+    >>> _templated_prompt("<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\nHello")
+    '<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n'
+    """
     cut = max((query.rfind(marker) + len(marker) for marker in ASSISTANT_MARKERS
                if marker in query), default=-1)
-    if cut < 0:
-        raise InputError(Issue(None, None, where, "no prompts were sent and no assistant-turn "
-                               "marker of a known chat template was found to split the query "
-                               "into prompt and response: send prompts (current OpenRLHF "
-                               "does)"))
-    return query[:cut]
+    return query[:cut] if cut >= 0 else None
 
 
 async def openrlhf_rewards(scorer: RewardScorer, payload: Mapping[str, Any], *,
