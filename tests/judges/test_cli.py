@@ -125,7 +125,8 @@ def test_fake_judge_bound_beyond_loopback_warns_that_it_answers_anyone():
     try:
         assert "fake judge listening on" in process.stderr.readline()
         process.terminate()  # every line is printed before it waits for a signal
-        _, rest = process.communicate(timeout=10)
+        assert process.wait(timeout=10) == 0
+        rest = process.stderr.read()  # not communicate(): it would skip what readline buffered
     finally:
         process.kill()
         process.wait()
