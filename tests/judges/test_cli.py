@@ -116,3 +116,18 @@ def test_fake_judge_command_stops_cleanly_on_sigint_or_sigterm_even_with_sigint_
     finally:
         process.kill()
         process.wait()
+
+
+def test_fake_judge_bound_beyond_loopback_warns_that_it_answers_anyone():
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from assay.cli import main; main()", "fake-judge", "--port", "0",
+         "--host", "0.0.0.0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert "fake judge listening on" in process.stderr.readline()
+        process.terminate()  # every line is printed before it waits for a signal
+        assert process.wait(timeout=10) == 0
+        rest = process.stderr.read()  # not communicate(): it would skip what readline buffered
+    finally:
+        process.kill()
+        process.wait()
+    assert "warning: --host 0.0.0.0 is beyond loopback" in rest and "answers anyone" in rest

@@ -42,3 +42,24 @@ async def judge_on(serve):
     yield start
     for judge in judges:
         await judge.aclose()
+
+
+@pytest.fixture
+async def server_at(serve):
+    """``await server_at(**serve_config)`` -> (base URL, fake judge server): ``assay serve``'s
+    server over :data:`CRITERIA` and the keyword policy, stopped after the test."""
+    from assay.rewards import RewardScorer
+    from assay.rewards.server import RewardServer, ServeConfig
+
+    started = []
+
+    async def start(**config):
+        judge_server = await serve(policy=keyword_policy)
+        judge = make_judge(f"openai-compatible:fake@{judge_server.base_url}")
+        server = RewardServer(RewardScorer(judge, criteria=CRITERIA), ServeConfig(port=0, **config))
+        started.append(server)
+        return await server.start(), judge_server
+
+    yield start
+    for server in started:
+        await server.stop()

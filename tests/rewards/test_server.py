@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 
 import aiohttp
 import pytest
@@ -17,6 +20,7 @@ from assay.errors import ConfigError
 from assay.judges import make_judge
 from assay.rewards import RewardScorer
 from assay.rewards.server import RewardServer, ServeConfig
+from assay.rubric import Rubric
 from assay.testing import FakeJudgeServer
 
 PROMPT = "I have had a cold for three days. What should I do?"
@@ -72,7 +76,8 @@ async def test_bad_requests_name_the_field(reward_server):
     async with aiohttp.ClientSession() as http:
         async with http.post(f"{url}/v1/rewards", json={"items": [{"completion": "x"}]}) as r:
             assert r.status == 400 and "items[0].prompt" in (await r.json())["error"]
-        async with http.post(f"{url}/v1/rewards", data=b"{not json") as r:
+        async with http.post(f"{url}/v1/rewards", data=b"{not json",
+                             headers={"Content-Type": "application/json"}) as r:
             assert r.status == 400 and "invalid JSON" in (await r.json())["error"]
         async with http.post(f"{url}/v1/select", json={"prompt": "x"}) as r:
             assert r.status == 404
@@ -171,6 +176,72 @@ def test_assay_serve_runs_from_the_cli_and_stops_cleanly_on_sigterm(tmp_path):
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=30) == 0
             assert "stopped" in process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def test_assay_serve_takes_its_judge_from_a_config_file_and_its_limits_from_flags(tmp_path):
+    with FakeJudgeServer.run_in_thread(policy=keyword_policy, latency=0.05) as judge_server:
+        config = tmp_path / "assay.toml"
+        config.write_text(f'[judges.local]\nspec = "openai-compatible:fake@'
+                          f'{judge_server.base_url}"\n')
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from assay.cli import main; main()", "serve", "-j", "local",
+             "--config", str(config), "--concurrency", "3", "--max-body-bytes", "5000",
+             "--port", "0", "--store", str(tmp_path / "s.sqlite")],
+            stderr=subprocess.PIPE, text=True)
+        try:
+            line = process.stderr.readline()
+            url = re.search(r"(http://127\.0\.0\.1:\d+)", line).group(1)
+
+            async def call(completion):
+                async with aiohttp.ClientSession() as http, http.post(
+                        f"{url}/v1/rewards", json={"items": [
+                            {"prompt": PROMPT, "completion": completion}]}) as r:
+                    return r.status, await r.json()
+
+            status, body = asyncio.run(call("Rest and see a doctor."))
+            assert status == 200 and len(body["results"][0]["criteria"]) == 29
+            assert judge_server.peak_in_flight == 3      # 29 calls, 3 at a time
+            status, body = asyncio.run(call("x" * 6000))
+            assert status == 413 and "5,000 bytes" in body["error"]
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def test_openrlhf_reaches_a_server_bound_beyond_loopback_by_the_token_in_its_url(tmp_path):
+    bank = tmp_path / "bank.json"
+    bank.write_text(Rubric(id="b", criteria=CRITERIA).model_dump_json())
+    with FakeJudgeServer.run_in_thread(policy=keyword_policy) as judge_server:
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from assay.cli import main; main()", "serve", "--judge",
+             f"openai-compatible:fake@{judge_server.base_url}", "--bank", str(bank),
+             "--host", "0.0.0.0", "--port", "0", "--store", str(tmp_path / "s.sqlite")],
+            stderr=subprocess.PIPE, text=True, env={**os.environ, "ASSAY_SERVE_TOKEN": "t0k"})
+        try:
+            port = re.search(r"http://0\.0\.0\.0:(\d+)", process.stderr.readline()).group(1)
+            payload = {"query": [f"Q: {PROMPT}\nA: Rest and see a doctor."],
+                       "prompts": [f"Q: {PROMPT}\nA: "], "labels": [""]}
+
+            def post(path):  # as OpenRLHF's request_api_wrapper: JSON, no Authorization
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}{path}", data=json.dumps(payload).encode(),
+                    headers={"Content-Type": "application/json"}, method="POST")
+                try:
+                    with urllib.request.urlopen(request, timeout=30) as reply:
+                        return reply.status, json.loads(reply.read())
+                except urllib.error.HTTPError as refused:
+                    return refused.code, None
+
+            assert post("/get_reward")[0] == 401
+            status, body = post("/t/t0k/get_reward")
+            assert status == 200 and body["rewards"] == [1.0]
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
         finally:
             if process.poll() is None:
                 process.kill()

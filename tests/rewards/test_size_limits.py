@@ -87,24 +87,6 @@ async def test_serve_answers_413_for_an_item_over_a_limit_and_calls_no_judge(rew
     assert judge_server.requests == []
 
 
-async def test_serve_refuses_a_body_over_max_body_mb_with_413(reward_server):
-    url, judge_server = await reward_server(max_body_mb=1)
-    async with aiohttp.ClientSession() as http, http.post(f"{url}/v1/rewards", json={"items": [
-            {"prompt": Q, "completion": "z" * 2**20}]}) as response:
-        assert response.status == 413
-    assert judge_server.requests == []
-
-
-def test_assay_serve_takes_the_body_limit_as_a_flag():
-    from typer.testing import CliRunner
-
-    from assay.cli import app
-
-    judge = "openai-compatible:fake@http://127.0.0.1:9/v1"
-    result = CliRunner().invoke(app, ["serve", "--judge", judge, "--max-body-mb", "0"])
-    assert result.exit_code == 1 and "max_body_mb must be positive" in result.output
-
-
 async def test_the_selector_itself_refuses_a_prompt_over_the_limit(judge_on, tmp_path):
     from assay.errors import InputError
 

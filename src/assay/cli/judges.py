@@ -94,6 +94,7 @@ def fake_judge(
     """
     import asyncio
 
+    from assay.judges.config import LOOPBACK_HOSTS
     from assay.stop_signals import stop_on_signals
     from assay.testing import FakeJudgeServer, Faults, Latency, policy_from_string
 
@@ -119,6 +120,11 @@ def fake_judge(
         stop = stop_on_signals()  # before saying it listens: a signal sent then is not lost
         typer.echo(f"fake judge listening on {server.base_url}  (spec: openai-compatible:fake@{server.base_url})", err=True)
         typer.echo(f"a stand-in that answers by rule (--policy {policy}), not a model", err=True)
+        if host not in LOOPBACK_HOSTS - {"0.0.0.0"}:
+            typer.echo(f"warning: --host {host} is beyond loopback: the fake judge has no "
+                       "authentication and answers anyone who can reach this port (and "
+                       "--log records what they send); bind 127.0.0.1 unless other machines "
+                       "must reach it", err=True)
         try:
             await stop.wait()
         finally:

@@ -9,6 +9,8 @@ import typer
 
 from assay.cli.app import app
 
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20  # assay.rewards.server's (not imported here: heavy)
+
 
 @app.command()
 def serve(
@@ -25,6 +27,11 @@ def serve(
                                help="Where selection calls are kept (reused across restarts; "
                                "'assay bank select --store' can fill it before training)."),
     cache: Path | None = typer.Option(None, "--cache", help="Judge response cache file."),
+    config_file: Path | None = typer.Option(None, "--config", help="Judge config file "
+                                            "(assay.toml): --judge may name a judge defined there."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Requests in "
+                                           "flight to the judge (default: its "
+                                           "limits.max_in_flight, 64)."),
     template: str = typer.Option("healthbench", "--template", help="healthbench or assay."),
     normalization: str = typer.Option("minmax", "--normalization",
                                       help="minmax, positive, count or none."),
@@ -40,8 +47,8 @@ def serve(
                                        "client; more get 429."),
     batch_window_ms: float = typer.Option(5.0, "--batch-window-ms", help="Micro-batching window."),
     max_batch: int = typer.Option(512, "--max-batch", help="Items per scorer batch at most."),
-    max_body_mb: float = typer.Option(64.0, "--max-body-mb", help="Largest request body (MiB); "
-                                      "larger ones get 413."),
+    max_body_bytes: int = typer.Option(DEFAULT_MAX_BODY_BYTES, "--max-body-bytes", min=1,
+                                       help="Largest request body; larger ones get 413."),
     replicas: int | None = typer.Option(None, "--replicas", min=1, help="Run this many "
                                         "replicas on Ray Serve behind one address."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="With --replicas: join "
@@ -66,14 +73,16 @@ def serve(
     try:
         config = ServeConfig(host=host, port=port, token=os.environ.get(token_env) or None,
                              max_per_client=max_per_client, batch_window_ms=batch_window_ms,
-                             max_batch=max_batch, max_body_mb=max_body_mb)
+                             max_batch=max_batch, max_body_bytes=max_body_bytes,
+                             judge_concurrency=concurrency)
 
         async def main() -> None:
             scorer = build_scorer(judge, bank=None if bank == "none" else bank, select=select,
                                   selector_judge=selector_judge,
                                   threshold=threshold, fallback=fallback, store=store,
                                   cache=cache, template=template, normalization=normalization,
-                                  budget_usd=budget, on_failure=on_failure)
+                                  budget_usd=budget, on_failure=on_failure,
+                                  config_file=config_file)
             server = RewardServer(scorer, config)
             await server.serve_forever(on_ready=lambda url: print(
                 f"assay serve: listening on {url} (judge {scorer.judge.id}, "
@@ -91,7 +100,8 @@ def serve(
                             "select": select, "selector_judge": selector_judge,
                             "threshold": threshold, "fallback": fallback, "store": store,
                             "cache": cache, "template": template,
-                            "normalization": normalization, "on_failure": on_failure},
+                            "normalization": normalization, "on_failure": on_failure,
+                            "config_file": config_file},
                            config, replicas=replicas, address=ray_address,
                            app_name=app_name)
             return

@@ -4,9 +4,14 @@ OpenRLHF POSTs ``{"query": [...], "prompts": [...], "labels": [...]}``: ``query`
 prompt followed by its response, after the chat template; ``prompts`` the templated prompts;
 ``labels`` the dataset's label column (``--label_key``). It reads ``rewards`` (used for the
 advantages), ``scores`` (0–1, for dynamic filtering) and optional ``extra_logs`` from the JSON
-reply. The response is ``query`` minus its ``prompt`` prefix; the templated prompt is graded as
-one user message (the chat template's markup stays in it). ``labels`` may carry criteria
-(:mod:`assay.rewards.labels`).
+reply. The response is ``query`` minus its ``prompt`` prefix; a query that does not start with
+its prompt is an error (grading it whole would reward the prompt's text). The templated prompt
+is graded as one user message (the chat template's markup stays in it). ``labels`` may carry
+criteria (:mod:`assay.rewards.labels`).
+
+Older OpenRLHF sent ``{"query": [...]}`` alone: each query is then split after its last
+assistant-turn marker of a known chat template (:data:`ASSISTANT_MARKERS`: ChatML, Llama 2 and
+3, Mistral, Gemma, Phi-3, Zephyr, DeepSeek); a query without one is an error.
 
 OpenRLHF needs a number for every sample: one without a reward (a failed criterion call under
 the default ``no-reward`` failure policy; no verdict or no criteria under any policy) gets
@@ -31,29 +36,72 @@ from assay.rewards.labels import criteria_from_label
 from assay.rewards.scorer import RewardItem, RewardResult, RewardScorer
 from assay.rewards.trl import scorer_bank
 
+#: Where the assistant's turn starts in the chat templates of common models (ChatML: Qwen and
+#: others; Llama 3; Llama 2 and Mistral; Gemma; Phi-3 and Zephyr; DeepSeek V3).
+ASSISTANT_MARKERS = ("<|im_start|>assistant\n", "<|start_header_id|>assistant<|end_header_id|>\n\n",
+                     "[/INST]", "<start_of_turn>model\n", "<|assistant|>\n", "<|assistant|>",
+                     "<\uff5cAssistant\uff5c>")
+
 
 def openrlhf_items(scorer: RewardScorer, payload: Mapping[str, Any]) -> list[RewardItem]:
-    """The reward items of one OpenRLHF request; :class:`InputError` names the bad field."""
+    """The reward items of one OpenRLHF request; :class:`InputError` names every bad field."""
+    if not isinstance(payload, Mapping):
+        raise InputError(Issue(None, None, None, 'expected {"query": [...], "prompts": [...], '
+                               '"labels": [...]}'))
     queries = payload.get("query")
     if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
         raise InputError(Issue(None, None, "query", "expected a list of strings (prompt + response)"))
     prompts = payload.get("prompts")
-    if prompts is None:
-        raise InputError(Issue(None, None, "prompts", "required: the templated prompts, to split "
-                               "each query into prompt and response"))
-    labels = payload.get("labels") or [None] * len(queries)
-    if len(prompts) != len(queries) or len(labels) != len(queries):
-        raise InputError(Issue(None, None, "prompts", f"{len(queries)} queries but "
-                               f"{len(prompts)} prompts and {len(labels)} labels"))
+    if prompts is None:  # OpenRLHF before prompts were sent: {"query": [...]} only
+        prompts = [_templated_prompt(query) for query in queries]
+        unsplit = [Issue(None, None, f"query[{i}]", "no prompts were sent and no assistant-turn "
+                         "marker of a known chat template was found to split the query into "
+                         "prompt and response: send prompts (current OpenRLHF does)")
+                   for i, prompt in enumerate(prompts) if prompt is None]
+        if unsplit:
+            raise InputError(unsplit)
+    labels = payload.get("labels")
+    if labels is None:
+        labels = [None] * len(queries)
+    issues = [Issue(None, None, name, f"expected a list of {len(queries)} (one per query), got "
+                    f"{len(value) if isinstance(value, list) else type(value).__name__}")
+              for name, value in (("prompts", prompts), ("labels", labels))
+              if not isinstance(value, list) or len(value) != len(queries)]
+    if issues:
+        raise InputError(issues)
     bank = scorer_bank(scorer)
     items = []
     for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels)):
-        if not isinstance(prompt, str):
-            raise InputError(Issue(None, None, f"prompts[{i}]", "expected a string"))
-        response = query.removeprefix(prompt)
-        items.append(RewardItem.of(prompt, response,
-                                   criteria_from_label(label, bank, where=f"labels[{i}]")))
+        if not isinstance(prompt, str) or not prompt:
+            issues.append(Issue(None, None, f"prompts[{i}]", "expected a non-empty string"))
+            continue
+        if not query.startswith(prompt):  # grading the whole query would reward the prompt
+            issues.append(Issue(None, None, f"query[{i}]", f"does not start with prompts[{i}]: "
+                                "cannot tell the response from the prompt (padding or a BOS "
+                                "token decoded before it?)"))
+            continue
+        try:
+            criteria = criteria_from_label(label, bank, where=f"labels[{i}]")
+        except InputError as exc:
+            issues += exc.issues
+            continue
+        items.append(RewardItem.of(prompt, query[len(prompt):], criteria))
+    if issues:
+        raise InputError(issues)
     return items
+
+
+def _templated_prompt(query: str) -> str | None:
+    """The prompt part of a templated ``query`` (prompt + response): everything up to the end of
+    the last assistant-turn marker of a known chat template (:data:`ASSISTANT_MARKERS`), or
+    None when it has none.
+
+    >>> _templated_prompt("<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\nHello")
+    '<|im_start|>user\\nHi<|im_end|>\\n<|im_start|>assistant\\n'
+    """
+    cut = max((query.rfind(marker) + len(marker) for marker in ASSISTANT_MARKERS
+               if marker in query), default=-1)
+    return query[:cut] if cut >= 0 else None
 
 
 async def openrlhf_rewards(scorer: RewardScorer, payload: Mapping[str, Any], *,

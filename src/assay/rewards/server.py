@@ -18,7 +18,16 @@ Endpoints (JSON in and out):
 * **Per-client limits**: a client (its bearer token, else its address) may have at most
   ``max_per_client`` requests in progress; more get ``429`` with ``Retry-After``.
 * **Auth**: with a token every endpoint but ``/health`` needs ``Authorization: Bearer TOKEN``
-  (compared in constant time). Binding beyond loopback without a token is refused.
+  or the token as the path's first segments, ``/t/TOKEN/get_reward`` (for clients that send no
+  header, such as OpenRLHF's ``--remote_rm_url``); both compared in constant time, and the token
+  is never logged nor a metrics label (routes are counted by template, ``/t/{token}/...``).
+  Binding beyond loopback without a token is refused. Without a token (loopback only), a POST
+  must say ``Content-Type: application/json`` (415 otherwise) and name a loopback ``Host``
+  (421 otherwise): a web page the user visits can send neither a cross-site ``text/plain``
+  form nor, through DNS rebinding, a foreign host, so it cannot spend judge calls.
+* **Isolation**: every field of a request is checked before it joins a batch (see
+  :mod:`assay.rewards.bodies`): a bad one is that request's 400 naming every bad field, and the
+  requests batched with it are scored.
 * **Graceful shutdown**: on SIGTERM/SIGINT (or :meth:`RewardServer.stop`) new requests get
   ``503``, requests in progress finish (up to ``shutdown_timeout_s``), then the judge's cache is
   flushed and its connections closed.
@@ -45,7 +54,7 @@ from aiohttp import web
 from assay.errors import AssayError, ConfigError, InputError
 from assay.judges.config import LOOPBACK_HOSTS
 from assay.rewards.batching import MicroBatcher
-from assay.rewards.labels import criteria_from_label
+from assay.rewards.bodies import prompt_of, reward_items
 from assay.rewards.metrics import ServerMetrics
 from assay.rewards.openrlhf import openrlhf_items, openrlhf_reply
 from assay.rewards.scorer import RewardItem, RewardScorer
@@ -53,6 +62,12 @@ from assay.rewards.trl import scorer_bank
 from assay.stop_signals import stop_on_signals
 
 log = logging.getLogger("assay.serve")
+
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+UNMATCHED = "(unmatched)"  # the one metrics label of every path no route serves
+LOCAL_NAMES = LOOPBACK_HOSTS - {"0.0.0.0"}  # names that reach only this machine
+MAX_BODY_BYTES = web.AppKey("max_body_bytes", int)
+MAX_ISSUES_SHOWN = 20  # a 400 names this many bad fields at most (a reply stays small)
 
 
 @dataclass(frozen=True)
@@ -63,24 +78,29 @@ class ServeConfig:
     max_per_client: int = 16
     batch_window_ms: float = 5.0
     max_batch: int = 512
-    max_body_mb: float = 64.0
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     shutdown_timeout_s: float = 60.0
     missing_reward: float = 0.0
+    judge_concurrency: int | None = None  # the judge's requests in flight (None: its limits')
 
     def __post_init__(self) -> None:
-        if self.host not in LOOPBACK_HOSTS - {"0.0.0.0"} and not self.token:
+        if self.host not in LOCAL_NAMES and not self.token:
             raise ConfigError(f"binding to {self.host} exposes the server beyond this machine: "
                               "set a bearer token (assay serve --token-env VAR)")
         if self.max_per_client < 1:
             raise ConfigError("max_per_client must be at least 1")
-        if not self.max_body_mb > 0:
-            raise ConfigError("max_body_mb must be positive")
+        if self.max_body_bytes < 1:
+            raise ConfigError("max_body_bytes must be at least 1")
+        if self.judge_concurrency is not None and self.judge_concurrency < 1:
+            raise ConfigError("judge_concurrency must be at least 1")
 
 
 class RewardServer:
     def __init__(self, scorer: RewardScorer, config: ServeConfig | None = None):
         self.scorer = scorer
         self.config = config or ServeConfig()
+        if self.config.judge_concurrency is not None:
+            scorer.judge.limiter.set_max_in_flight(self.config.judge_concurrency)
         self.metrics = ServerMetrics()
         self.batcher = MicroBatcher(scorer, window_s=self.config.batch_window_ms / 1000,
                                     max_batch=self.config.max_batch)
@@ -93,13 +113,17 @@ class RewardServer:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=int(self.config.max_body_mb * 2**20),
+        app = web.Application(client_max_size=self.config.max_body_bytes,
                               middlewares=[self._guard])
+        app[MAX_BODY_BYTES] = self.config.max_body_bytes
         app.router.add_get("/health", self._health)
-        app.router.add_get("/metrics", self._metrics)
-        app.router.add_post("/v1/rewards", self._rewards)
-        app.router.add_post("/get_reward", self._openrlhf)
-        app.router.add_post("/v1/select", self._select)
+        # With a token, every guarded route also answers under /t/{token}/ (see _client).
+        prefixes = ("", "/t/{token}") if self.config.token else ("",)
+        for prefix in prefixes:
+            app.router.add_get(prefix + "/metrics", self._metrics)
+            app.router.add_post(prefix + "/v1/rewards", self._rewards)
+            app.router.add_post(prefix + "/get_reward", self._openrlhf)
+            app.router.add_post(prefix + "/v1/select", self._select)
         return app
 
     async def start(self) -> str:
@@ -138,7 +162,7 @@ class RewardServer:
     # -- middleware: auth, drain, per-client limits, metrics ---------------------------------
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        route = request.path
+        route = route_template(request)
         started = time.perf_counter()
         if route == "/health":
             return await handler(request)
@@ -146,6 +170,9 @@ class RewardServer:
         if client is None:
             self.metrics.rejected["auth"] += 1
             return _error(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+        refusal = self._tokenless_refusal(request)
+        if refusal is not None:
+            return refusal
         if self.draining:
             self.metrics.rejected["draining"] += 1
             return _error(503, "the server is shutting down")
@@ -174,14 +201,34 @@ class RewardServer:
             self.metrics.observe(route, status, time.perf_counter() - started)
 
     def _client(self, request: web.Request) -> str | None:
+        """Who is asking (for the per-client cap), or None when the token is missing or wrong:
+        the ``/t/{token}/`` path segment if the route has one, else the bearer header."""
         token = self.config.token
-        header = request.headers.get("Authorization", "")
         if token is None:
             return request.remote or "local"
-        given = header[7:] if header.startswith("Bearer ") else ""
+        given = request.match_info.get("token")
+        if given is None:
+            header = request.headers.get("Authorization", "")
+            given = header[7:] if header.startswith("Bearer ") else ""
         if not hmac.compare_digest(given.encode(), token.encode()):
             return None
         return f"token:{request.remote}"
+
+    def _tokenless_refusal(self, request: web.Request) -> web.Response | None:
+        """Without a token the server is on loopback, and only a web page the user visits can
+        reach it uninvited: refuse a POST that is not JSON (a cross-site form or ``text/plain``
+        fetch, which needs no CORS preflight) and a foreign ``Host`` (DNS rebinding)."""
+        if self.config.token is not None:
+            return None
+        if _host_name(request.host) not in LOCAL_NAMES:
+            self.metrics.rejected["host"] += 1
+            return _error(421, "without a token only a loopback Host is served (set a token to "
+                          "serve other names)")
+        if request.method == "POST" and request.content_type != "application/json":
+            self.metrics.rejected["content_type"] += 1
+            return _error(415, "send Content-Type: application/json (without a token the "
+                          "server accepts only JSON bodies)")
+        return None
 
     # -- handlers ------------------------------------------------------------------------------
     async def _health(self, request: web.Request) -> web.Response:
@@ -211,7 +258,9 @@ class RewardServer:
                             content_type="text/plain", charset="utf-8")
 
     async def _rewards(self, request: web.Request) -> web.Response:
-        results = await self._score_request(request, self._items)
+        criteria_required = self.scorer.fixed is None and self.scorer.selector is None
+        results = await self._score_request(request, lambda body: reward_items(
+            body, scorer_bank(self.scorer), criteria_required=criteria_required))
         if isinstance(results, web.Response):
             return results
         return _json({"rewards": [r.reward for r in results],
@@ -229,9 +278,11 @@ class RewardServer:
             return _error(404, "selection is off: start the server with --select")
         body = await _body(request)
         try:
-            item = _item(body, 0, None)
+            if not isinstance(body, dict):
+                raise InputError('expected {"prompt": TEXT} or {"messages": [...]}')
+            item = RewardItem.of(prompt_of(body, "body"), "")
         except InputError as exc:
-            return _error(400, str(exc))
+            return _error(400, _issues(exc))
         if (why := self.scorer.refusal(item)) is not None:
             return _error(413, why)
         try:
@@ -246,7 +297,7 @@ class RewardServer:
         try:
             items = read(await _body(request))
         except InputError as exc:
-            return _error(400, str(exc))
+            return _error(400, _issues(exc))
         if not items:
             return []
         for i, item in enumerate(items):  # the size limits of grading (assay.limits)
@@ -259,46 +310,47 @@ class RewardServer:
         self.metrics.items += len(items)
         return results
 
-    def _items(self, body: Any) -> list[RewardItem]:
-        raw = body.get("items") if isinstance(body, dict) else None
-        if not isinstance(raw, list):
-            raise InputError('expected {"items": [{"prompt" or "messages", "completion"}, ...]}')
-        bank = scorer_bank(self.scorer)
-        items = [_item(entry, i, bank) for i, entry in enumerate(raw)]
-        if self.scorer.fixed is None and self.scorer.selector is None:
-            missing = [i for i, it in enumerate(items) if it.criteria is None]
-            if missing:
-                raise InputError(f"items {missing[:5]} have no criteria and the server has no bank")
-        return items
+
+def route_template(request: web.Request) -> str:
+    """The route that serves ``request``, as registered (``/t/{token}/get_reward``, never the
+    token itself), or one label for every path no route serves: metrics stay bounded.
+
+    The route is found before middlewares run, so this reads it without routing again."""
+    resource = request.match_info.route.resource
+    if resource is None or isinstance(request.match_info.http_exception, web.HTTPException):
+        return UNMATCHED
+    return resource.canonical
 
 
-def _item(entry: Any, index: int, bank: Any) -> RewardItem:
-    from assay.errors import Issue
-
-    where = f"items[{index}]"
-    if not isinstance(entry, dict):
-        raise InputError(Issue(None, None, where, "expected an object"))
-    prompt = entry.get("messages", entry.get("prompt"))
-    if isinstance(prompt, list):
-        if not all(isinstance(m, dict) and "role" in m and "content" in m for m in prompt):
-            raise InputError(Issue(None, None, f"{where}.messages",
-                                   "expected a list of {role, content}"))
-    elif not isinstance(prompt, str) or not prompt:
-        raise InputError(Issue(None, None, f"{where}.prompt", "a prompt string or messages is "
-                               "required"))
-    completion = entry.get("completion", "")
-    if not isinstance(completion, str):
-        raise InputError(Issue(None, None, f"{where}.completion", "expected a string"))
-    criteria = criteria_from_label(entry.get("criteria"), bank, where=f"{where}.criteria")
-    return RewardItem.of(prompt, completion, criteria)
+def _host_name(host: str) -> str:
+    """``Host`` without its port: ``[::1]:8000`` -> ``::1``, ``localhost:80`` -> ``localhost``."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 async def _body(request: web.Request) -> Any:
     try:
         return orjson.loads(await request.read())
+    except web.HTTPRequestEntityTooLarge as exc:
+        limit = request.app[MAX_BODY_BYTES]
+        message = f"the request body is over the server's limit of {limit:,} bytes " \
+                  "(assay serve --max-body-bytes)"
+        raise web.HTTPRequestEntityTooLarge(
+            max_size=limit, actual_size=request.content_length or limit + 1,
+            text=orjson.dumps({"error": message}).decode(),
+            content_type="application/json") from exc
     except orjson.JSONDecodeError as exc:
         raise web.HTTPBadRequest(text=orjson.dumps({"error": f"invalid JSON: {exc}"}).decode(),
                                  content_type="application/json") from None
+
+
+def _issues(exc: InputError, shown: int = MAX_ISSUES_SHOWN) -> str:
+    """The error's issues, one a line, the first ``shown`` of them and how many more."""
+    lines = [str(issue) for issue in exc.issues[:shown]]
+    if len(exc.issues) > shown:
+        lines.append(f"... and {len(exc.issues) - shown} more")
+    return "\n".join(lines)
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
