@@ -1,0 +1,213 @@
+"""A run's true status, read from its store: what it planned, what it holds, who is writing it.
+
+One function decides whether a run is ``complete``, for ``assay grade`` at the end of a session
+(:func:`settle`) and for everything that reads a run later (:func:`run_status`: ``assay score``,
+``report``, ``agreement``, ``compare`` and the Python API). A run is complete only when
+
+- its last session ended ``complete`` (not stopped at the budget, interrupted or failed),
+- no session is writing it now (its ``run.lock`` is held: *running*) and none was cut off
+  (rows written after the last session that recorded its end: *interrupted*, e.g. ``kill -9``),
+- its input was read whole: no record was skipped (a malformed line, an invalid field, an item
+  without a response, a HealthBench row without an ideal completion under ``--ideal``) and every
+  item of the input reached the store,
+- every stored item has a verdict from every judge on every criterion of its rubric and no call
+  in error: the verdicts are counted against the rubric, so rows deleted by hand are found.
+
+Anything else is ``incomplete`` (or ``budget``, ``interrupted``, ``error``, ``running``), with
+the reasons in words.
+
+Example:
+    >>> cover = Coverage(items=4, items_lacking=1, expected_verdicts=16, verdicts=12,
+    ...                  failed_calls=4, commonest_error="malformed: not JSON")
+    >>> settle("complete", cover, skipped=0, items_in_input=4)
+    ('incomplete', ('1 of 4 items lack verdicts (4 of 16 missing; 4 calls failed, most often malformed: not JSON)',))
+    >>> settle("complete", Coverage(items=4, expected_verdicts=16, verdicts=16), skipped=2,
+    ...        items_in_input=6)
+    ('incomplete', ('2 input records skipped (not graded)',))
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.runs.store import RunStore
+
+STATUSES = ("complete", "incomplete", "budget", "interrupted", "error", "running")
+_ENDED_BY_ITSELF = ("budget", "interrupted", "error")  # a session's own status that stands
+_CLOCK_SLACK_S = 0.05  # a session's end computed from its wall time may read a little early
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a store holds against what its items planned (see :func:`coverage`)."""
+
+    items: int = 0
+    """Items stored (registered before their first call)."""
+    items_lacking: int = 0
+    """Stored items without every verdict: unfinished, a call in error, or verdicts missing."""
+    expected_verdicts: int = 0
+    """Criteria x judges, summed over the stored items."""
+    verdicts: int = 0
+    """Verdicts stored from the run's judges."""
+    failed_calls: int = 0
+    commonest_error: str | None = None
+
+    @property
+    def whole(self) -> bool:
+        return self.items_lacking == 0
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """The status of a stored run and why (see the module doc); ``complete`` is the only one
+    whose scores cover everything the run set out to grade."""
+
+    run: str
+    status: str
+    reasons: tuple[str, ...]
+    recorded: str | None
+    """The status the last finished session wrote (``manifest.json``), None if none did."""
+    items_in_input: int | None
+    skipped_input: int
+    coverage: Coverage
+    writer: str | None = None
+    """The pid of the process writing the run now, when one is."""
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+    def describe(self) -> str:
+        """One line: the status and why.
+
+        >>> RunStatus("runs/a", "incomplete", ("2 input records skipped (not graded)",),
+        ...           "incomplete", 6, 2, Coverage(items=4)).describe()
+        'runs/a: incomplete: 2 input records skipped (not graded)'
+        """
+        return f"{self.run}: {self.status}" + (": " + "; ".join(self.reasons) if self.reasons else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["reasons"] = list(self.reasons)
+        return data
+
+
+def coverage(store: RunStore) -> Coverage:
+    """Count the verdicts each stored item holds against its rubric's criteria x the run's
+    judges, with its unfinished state and failed calls (one pass over the store)."""
+    store.commit()  # held rows count: this session's last calls
+    judges = [j["id"] for j in store.config().get("judges", []) if isinstance(j, dict)]
+    marks = ",".join("?" * len(judges))
+    sizes: dict[str, int] = {}
+    items = lacking = expected = found = 0
+    rows = store.db.execute(
+        "SELECT i.rubric_hash, i.done, COUNT(v.item_id), "
+        "i.id IN (SELECT item_id FROM calls WHERE status = 'error') "
+        "FROM items i LEFT JOIN verdicts v ON v.item_id = i.id"
+        + (f" AND v.judge IN ({marks})" if judges else " AND 0")
+        + " GROUP BY i.idx", judges)
+    for digest, done, n_verdicts, failed in rows:
+        if digest not in sizes:
+            sizes[digest] = len(store.rubric(digest).criteria)
+        wanted = sizes[digest] * len(judges)
+        items += 1
+        expected += wanted
+        found += n_verdicts
+        lacking += bool(not done or failed or n_verdicts < wanted)
+    (failed_calls,) = store.db.execute(
+        "SELECT COUNT(*) FROM calls WHERE status = 'error'").fetchone()
+    row = store.db.execute("SELECT kind, message FROM errors GROUP BY kind, message "
+                           "ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+    return Coverage(items, lacking, expected, found, failed_calls,
+                    f"{row[0]}: {row[1]}" if row else None)
+
+
+def settle(recorded: str, cover: Coverage, *, skipped: int,
+           items_in_input: int | None) -> tuple[str, tuple[str, ...]]:
+    """The status of a run whose session ended as ``recorded``, with what it holds
+    (``cover``), the input records it ``skipped`` and the items its input held; and the
+    reasons it is not complete (see the module doc)."""
+    reasons = []
+    if cover.items_lacking:
+        missing = cover.expected_verdicts - cover.verdicts
+        failed = (f"; {cover.failed_calls} calls failed"
+                  + (f", most often {cover.commonest_error}" if cover.commonest_error else "")
+                  if cover.failed_calls else "")
+        reasons.append(f"{cover.items_lacking} of {cover.items} items lack verdicts "
+                       f"({missing} of {cover.expected_verdicts} missing{failed})")
+    if skipped:
+        reasons.append(f"{skipped} input record{'s' if skipped != 1 else ''} skipped (not graded)")
+    elif items_in_input is not None and cover.items < items_in_input:
+        reasons.append(f"{items_in_input - cover.items} of the input's {items_in_input} items "
+                       "never reached the store")
+    if recorded in _ENDED_BY_ITSELF:
+        return recorded, tuple(reasons)
+    if recorded != "complete":
+        return "incomplete", tuple(reasons) or (f"its last session recorded {recorded!r}",)
+    return ("incomplete" if reasons else "complete"), tuple(reasons)
+
+
+def run_status(run: str | Path) -> RunStatus:
+    """The true status of the run at ``run`` (a run directory or its ``run.sqlite``).
+
+    Example::
+
+        status = run_status("runs/20250601-120000-ab12cd")
+        if not status.complete:
+            print(status.describe())  # runs/...: incomplete: 2 of 60 items lack verdicts (...)
+    """
+    from assay.runs.lock import writer_of
+
+    path = Path(run)
+    run_dir = path.parent if path.is_file() else path
+    store = RunStore.open(path)
+    try:
+        cover = coverage(store)
+        sessions = json.loads(store.meta("sessions") or "[]")
+        latest = _latest_write(store)
+    finally:
+        store.close()
+    writer = writer_of(run_dir)
+    last: Mapping[str, Any] = sessions[-1] if sessions else {}
+    recorded = last.get("status")
+    items_in_input = last.get("items_in_input")
+    skipped = int(last.get("skipped_input", 0))
+    status, reasons = settle(recorded or "interrupted", cover, skipped=skipped,
+                             items_in_input=items_in_input)
+    if writer is not None:
+        status = "running"
+        reasons = (f"an assay process (pid {writer}) is writing it now", *reasons)
+    elif not last or (latest is not None and latest > _ended_at(last) + _CLOCK_SLACK_S):
+        status = "interrupted"
+        reasons = ("a session was cut off before it ended (killed or crashed): "
+                   f"assay grade --resume {run_dir} continues it", *reasons)
+    elif status in ("budget", "interrupted", "error"):
+        reasons = (_ENDED_WITH[status].format(run=run_dir), *reasons)
+    return RunStatus(str(run_dir), status, reasons, recorded, items_in_input, skipped, cover,
+                     writer)
+
+
+_ENDED_WITH = {
+    "budget": "stopped at its --budget: assay grade --resume {run} --budget USD continues it",
+    "interrupted": "its last session was interrupted: assay grade --resume {run} continues it",
+    "error": "its last session could not write the store: assay grade --resume {run} continues it",
+}
+
+
+def _latest_write(store: RunStore) -> float | None:
+    """When the store was last written by a session (a call or an item recorded)."""
+    (latest,) = store.db.execute(
+        "SELECT MAX(t) FROM (SELECT MAX(finished_at) AS t FROM calls UNION ALL "
+        "SELECT MAX(started_at) FROM items UNION ALL SELECT MAX(finished_at) FROM items)"
+    ).fetchone()
+    return latest
+
+
+def _ended_at(session: Mapping[str, Any]) -> float:
+    if "ended_at" in session:
+        return float(session["ended_at"])
+    return float(session.get("started_at", 0.0)) + float(session.get("wall_s", 0.0))
