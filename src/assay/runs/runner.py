@@ -62,7 +62,8 @@ class RunReport:
     issues: list = field(default_factory=list)
     skipped_without_response: int = 0
     items_in_input: int | None = None  # the input's items (the store holds the ones reached)
-    missing: tuple[int, int, str | None] = (0, 0, None)  # see RunStore.missing
+    missing: tuple[int, int, str | None] = (0, 0, None)  # items lacking verdicts, failed calls, commonest error
+    extra_json: dict[str, Any] = field(default_factory=dict)  # more for --json (e.g. routing)
 
 
 def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[ItemSource, RunOptions]:

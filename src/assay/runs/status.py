@@ -183,8 +183,9 @@ def run_status(run: str | Path) -> RunStatus:
         reasons = (f"an assay process (pid {writer}) is writing it now", *reasons)
     elif not last or (latest is not None and latest > _ended_at(last) + _CLOCK_SLACK_S):
         status = "interrupted"
-        reasons = ("a session was cut off before it ended (killed or crashed): "
-                   f"assay grade --resume {run_dir} continues it", *reasons)
+        cut_off = ("a session was cut off before it ended (killed or crashed): "
+                   f"assay grade --resume {run_dir} continues it")
+        reasons = (cut_off, *reasons)
     elif status in ("budget", "interrupted", "error"):
         reasons = (_ENDED_WITH[status].format(run=run_dir), *reasons)
     return RunStatus(str(run_dir), status, reasons, recorded, items_in_input, skipped, cover,
