@@ -143,3 +143,14 @@ async def test_the_python_api_refuses_an_empty_list_of_items(tmp_path, rubric_fi
         else:
             raise AssertionError("an empty list of items was graded")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_taxonomy_run_with_a_malformed_line_is_incomplete(tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text(GOOD + "{not json\n")
+    with FakeJudgeServer.run_in_thread(policy="UNMET") as server:
+        out = CliRunner().invoke(app, ["grade", str(items), "--taxonomy", "starter", "--router",
+                                       "all", "--judge", spec(server),
+                                       "--run-dir", str(tmp_path / "run"), "--quiet"])
+    assert_incomplete_everywhere(out, tmp_path / "run")
+    assert "items.jsonl:2: malformed JSON" in out.output

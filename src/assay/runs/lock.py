@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Self
 
@@ -43,7 +44,7 @@ class RunLock:
     def acquire(self) -> Self:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not _try_lock(fd):
+        if not _try_lock_soon(fd):
             holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
             os.close(fd)
             raise RunLocked(
@@ -66,6 +67,17 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _try_lock_soon(fd: int, tries: int = 5, pause_s: float = 0.01) -> bool:
+    """The exclusive lock, tried a few times: a reader asking :func:`writer_of` holds a shared
+    lock for a few microseconds, which must not turn a writer away."""
+    for attempt in range(tries):
+        if _try_lock(fd):
+            return True
+        if attempt + 1 < tries:
+            time.sleep(pause_s)
+    return False
 
 
 def writer_of(run_dir: str | Path) -> str | None:

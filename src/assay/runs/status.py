@@ -102,7 +102,8 @@ def coverage(store: RunStore) -> Coverage:
     store.commit()  # held rows count: this session's last calls
     judges = [j["id"] for j in store.config().get("judges", []) if isinstance(j, dict)]
     marks = ",".join("?" * len(judges))
-    sizes: dict[str, int] = {}
+    sizes = dict(store.db.execute(  # criteria per rubric, without parsing each rubric
+        "SELECT hash, json_array_length(json, '$.criteria') FROM rubrics"))
     items = lacking = expected = found = 0
     rows = store.db.execute(
         "SELECT i.rubric_hash, i.done, COUNT(v.item_id), "
@@ -111,13 +112,11 @@ def coverage(store: RunStore) -> Coverage:
         + (f" AND v.judge IN ({marks})" if judges else " AND 0")
         + " GROUP BY i.idx", judges)
     for digest, done, n_verdicts, failed in rows:
-        if digest not in sizes:
-            sizes[digest] = len(store.rubric(digest).criteria)
-        wanted = sizes[digest] * len(judges)
+        wanted = (sizes.get(digest) or 0) * len(judges)  # 0: its rubric row is gone (damage)
         items += 1
         expected += wanted
         found += n_verdicts
-        lacking += bool(not done or failed or n_verdicts < wanted)
+        lacking += bool(not wanted or not done or failed or n_verdicts < wanted)
     (failed_calls,) = store.db.execute(
         "SELECT COUNT(*) FROM calls WHERE status = 'error'").fetchone()
     row = store.db.execute("SELECT kind, message FROM errors GROUP BY kind, message "
