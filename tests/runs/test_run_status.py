@@ -121,3 +121,18 @@ async def test_a_killed_resume_of_a_finished_session_is_interrupted(tmp_path, it
     db.commit()
     db.close()
     assert run_status(run_dir).status == "interrupted"
+
+
+async def test_resume_makes_again_exactly_the_calls_whose_verdicts_were_deleted(
+        tmp_path, items_file, rubric_file):
+    async with FakeJudgeServer(policy=POLICY) as server:
+        first = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
+                                   run_dir=tmp_path / "run")
+        delete(first.run_dir, "DELETE FROM verdicts WHERE item_id = 'q3' AND criterion_id = 'tone'")
+        n = len(server.requests)
+        again = await assay.agrade(resume=first.run_dir)
+        asked = server.requests[n:]
+    assert [(r["criterion_id"], r["response_text"]) for r in asked] == [
+        ("tone", "Answer 3: scrape the stinger out, ice it.")]
+    assert again.status == "complete" and run_status(first.run_dir).complete
+    assert again.overall == first.overall
