@@ -104,11 +104,11 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
     if not (path / "run.sqlite").is_file():
         raise InputError(Issue(str(path), None, None, "not a run directory (no run.sqlite)"))
     try:
-        status = run_status(path)
         store = RunStore.open(path)
     except ConfigError as exc:
         raise InputError(Issue(str(path), None, None, str(exc))) from None
     try:
+        status = run_status(path, store=store)
         scoring = Scoring.from_config(store.config())
         scores = score_run(store, scoring, group_cis=True)
         human = _human_labels(path, labels)

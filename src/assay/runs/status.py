@@ -98,31 +98,55 @@ class RunStatus:
 
 def coverage(store: RunStore) -> Coverage:
     """Count the verdicts each stored item holds against its rubric's criteria x the run's
-    judges, with its unfinished state and failed calls (one pass over the store)."""
+    judges, with its unfinished state and failed calls.
+
+    The totals are compared first (a few aggregate queries); only when they disagree is each
+    item counted. Totals agree on a damaged store only if rows were both deleted and added by
+    hand in equal numbers, which the engine never writes (a verdict outside its item's
+    rubric x judges).
+    """
     store.commit()  # held rows count: this session's last calls
     judges = [j["id"] for j in store.config().get("judges", []) if isinstance(j, dict)]
-    marks = ",".join("?" * len(judges))
     sizes = dict(store.db.execute(  # criteria per rubric, without parsing each rubric
         "SELECT hash, json_array_length(json, '$.criteria') FROM rubrics"))
-    items = lacking = expected = found = 0
+    items = done = expected = 0
+    known = bool(judges)
+    for digest, n_items, n_done in store.db.execute(
+            "SELECT rubric_hash, COUNT(*), SUM(done) FROM items GROUP BY rubric_hash"):
+        items, done = items + n_items, done + n_done
+        expected += (sizes.get(digest) or 0) * len(judges) * n_items
+        known = known and bool(sizes.get(digest))  # a rubric row gone is damage
+    (found,) = store.db.execute("SELECT COUNT(*) FROM verdicts").fetchone()
+    (failed,) = store.db.execute("SELECT COUNT(*) FROM calls WHERE status = 'error'").fetchone()
+    if known and done == items and not failed and found == expected:
+        return Coverage(items, 0, expected, found)
+    row = store.db.execute("SELECT kind, message FROM errors GROUP BY kind, message "
+                           "ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+    return Coverage(items, _items_lacking(store, judges, sizes), expected,
+                    _verdicts_of(store, judges), failed, f"{row[0]}: {row[1]}" if row else None)
+
+
+def _items_lacking(store: RunStore, judges: list[str], sizes: Mapping[str, int]) -> int:
+    """Stored items that are unfinished, have a call in error, or lack a verdict."""
     rows = store.db.execute(
         "SELECT i.rubric_hash, i.done, COUNT(v.item_id), "
         "i.id IN (SELECT item_id FROM calls WHERE status = 'error') "
         "FROM items i LEFT JOIN verdicts v ON v.item_id = i.id"
-        + (f" AND v.judge IN ({marks})" if judges else " AND 0")
+        + (f" AND v.judge IN ({','.join('?' * len(judges))})" if judges else " AND 0")
         + " GROUP BY i.idx", judges)
+    lacking = 0
     for digest, done, n_verdicts, failed in rows:
-        wanted = (sizes.get(digest) or 0) * len(judges)  # 0: its rubric row is gone (damage)
-        items += 1
-        expected += wanted
-        found += n_verdicts
+        wanted = (sizes.get(digest) or 0) * len(judges)
         lacking += bool(not wanted or not done or failed or n_verdicts < wanted)
-    (failed_calls,) = store.db.execute(
-        "SELECT COUNT(*) FROM calls WHERE status = 'error'").fetchone()
-    row = store.db.execute("SELECT kind, message FROM errors GROUP BY kind, message "
-                           "ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
-    return Coverage(items, lacking, expected, found, failed_calls,
-                    f"{row[0]}: {row[1]}" if row else None)
+    return lacking
+
+
+def _verdicts_of(store: RunStore, judges: list[str]) -> int:
+    if not judges:
+        return 0
+    (n,) = store.db.execute(f"SELECT COUNT(*) FROM verdicts WHERE judge IN "
+                            f"({','.join('?' * len(judges))})", judges).fetchone()
+    return n
 
 
 def settle(recorded: str, cover: Coverage, *, skipped: int,
@@ -150,8 +174,9 @@ def settle(recorded: str, cover: Coverage, *, skipped: int,
     return ("incomplete" if reasons else "complete"), tuple(reasons)
 
 
-def run_status(run: str | Path) -> RunStatus:
-    """The true status of the run at ``run`` (a run directory or its ``run.sqlite``).
+def run_status(run: str | Path, *, store: RunStore | None = None) -> RunStatus:
+    """The true status of the run at ``run`` (a run directory or its ``run.sqlite``); reads
+    ``store`` when the caller has that run's store open already.
 
     Example::
 
@@ -163,13 +188,14 @@ def run_status(run: str | Path) -> RunStatus:
 
     path = Path(run)
     run_dir = path.parent if path.is_file() else path
-    store = RunStore.open(path)
+    opened = store or RunStore.open(path)
     try:
-        cover = coverage(store)
-        sessions = json.loads(store.meta("sessions") or "[]")
-        latest = _latest_write(store)
+        cover = coverage(opened)
+        sessions = json.loads(opened.meta("sessions") or "[]")
+        latest = _latest_write(opened)
     finally:
-        store.close()
+        if store is None:
+            opened.close()
     writer = writer_of(run_dir)
     last: Mapping[str, Any] = sessions[-1] if sessions else {}
     recorded = last.get("status")
