@@ -47,7 +47,8 @@ def labels(tmp_path) -> Path:
     path = tmp_path / "labels.jsonl"
     path.write_text("".join(
         json.dumps({"item_id": f"q{i}", "criterion_id": c, "verdict": POLICY[c],
-                    "judge": "physician"}) + "\n" for i in range(6) for c in ("stinger", "tweezers")))
+                    "judge": "physician"}) + "\n"
+        for i in range(6) for c in ("stinger", "tweezers")))
     return path
 
 
@@ -63,7 +64,8 @@ def invoke(*args: str):
 def test_score_names_an_incomplete_run_before_its_figures(incomplete_run):
     out = invoke("score", incomplete_run)
     assert out.exit_code == 0, out.output
-    assert flat(out.output).startswith(f"{WARNING} {incomplete_run}: incomplete: 1 of 6 items lack verdicts")
+    assert flat(out.output).startswith(
+        f"{WARNING} {incomplete_run}: incomplete: 1 of 6 items lack verdicts")
 
 
 def test_score_says_nothing_more_of_a_complete_run(complete_run):

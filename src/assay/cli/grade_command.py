@@ -182,7 +182,9 @@ def _explain_incomplete(report) -> None:
                        f"with: assay grade --resume {report.run_dir}", highlight=False,
                        soft_wrap=True)
     if report.issues:
-        n = len(report.issues)
+        from assay.runs.status import skipped_records
+
+        n = skipped_records(report.issues)
         stderr().print(f"incomplete: {n} input record{'s' if n != 1 else ''} skipped (named "
                        "above) and not graded; fix the input and grade it in a new run (a "
                        "changed input is a new run)", highlight=False, soft_wrap=True)

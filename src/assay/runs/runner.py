@@ -41,7 +41,7 @@ from assay.runs.plan import plan_run, sources_of
 from assay.runs.results import RunScores, Scoring
 from assay.runs.session_scores import SessionScores
 from assay.runs.sources import ItemSource
-from assay.runs.status import coverage, settle
+from assay.runs.status import coverage, settle, skipped_records
 from assay.runs.store import RunStore, Totals
 from assay.runs.store_errors import unwritable
 
@@ -62,7 +62,8 @@ class RunReport:
     issues: list = field(default_factory=list)
     skipped_without_response: int = 0
     items_in_input: int | None = None  # the input's items (the store holds the ones reached)
-    missing: tuple[int, int, str | None] = (0, 0, None)  # items lacking verdicts, failed calls, commonest error
+    # (items lacking verdicts, failed calls, the commonest error): see assay.runs.status
+    missing: tuple[int, int, str | None] = (0, 0, None)
     extra_json: dict[str, Any] = field(default_factory=dict)  # more for --json (e.g. routing)
 
 
@@ -247,7 +248,8 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         if status != "error":  # complete only if the store holds every verdict of the input
             cover = coverage(store)
             missing = (cover.items_lacking, cover.failed_calls, cover.commonest_error)
-            status, _ = settle(status, cover, skipped=len(skipped), items_in_input=items_in_input)
+            status, _ = settle(status, cover, skipped=skipped_records(skipped),
+                               items_in_input=items_in_input)
     finally:
         if pool is not None:
             await pool.aclose()
@@ -258,7 +260,8 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         sessions.append({"started_at": time.time() - (time.perf_counter() - started),
                          "wall_s": time.perf_counter() - started, "ended_at": time.time(),
                          "calls_made": outcome.calls_made, "status": status,
-                         "items_in_input": items_in_input, "skipped_input": len(skipped),
+                         "items_in_input": items_in_input,
+                         "skipped_input": skipped_records(skipped),
                          "skipped_examples": [str(i) for i in skipped[:SKIPPED_SHOWN]]})
         try:
             store.set_meta("sessions", sessions)
@@ -292,7 +295,7 @@ def record_skipped_input(report: RunReport, skipped: list[Issue]) -> RunReport:
     try:
         sessions = _sessions(store)
         last = sessions[-1]
-        last["skipped_input"] = last.get("skipped_input", 0) + len(skipped)
+        last["skipped_input"] = last.get("skipped_input", 0) + skipped_records(skipped)
         last["skipped_examples"] = [*last.get("skipped_examples", []),
                                     *map(str, skipped)][:SKIPPED_SHOWN]
         status, _ = settle(last["status"], coverage(store), skipped=last["skipped_input"],

@@ -19,8 +19,9 @@ the reasons in words.
 Example:
     >>> cover = Coverage(items=4, items_lacking=1, expected_verdicts=16, verdicts=12,
     ...                  failed_calls=4, commonest_error="malformed: not JSON")
-    >>> settle("complete", cover, skipped=0, items_in_input=4)
-    ('incomplete', ('1 of 4 items lack verdicts (4 of 16 missing; 4 calls failed, most often malformed: not JSON)',))
+    >>> status, reasons = settle("complete", cover, skipped=0, items_in_input=4)
+    >>> status, reasons[0]
+    ('incomplete', '1 of 4 items lack verdicts (4 of 16 missing; 4 calls failed, most often malformed: not JSON)')
     >>> settle("complete", Coverage(items=4, expected_verdicts=16, verdicts=16), skipped=2,
     ...        items_in_input=6)
     ('incomplete', ('2 input records skipped (not graded)',))
@@ -29,11 +30,12 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.errors import Issue
 from assay.runs.store import RunStore
 
 STATUSES = ("complete", "incomplete", "budget", "interrupted", "error", "running")
@@ -88,7 +90,8 @@ class RunStatus:
         ...           "incomplete", 6, 2, Coverage(items=4)).describe()
         'runs/a: incomplete: 2 input records skipped (not graded)'
         """
-        return f"{self.run}: {self.status}" + (": " + "; ".join(self.reasons) if self.reasons else "")
+        why = ": " + "; ".join(self.reasons) if self.reasons else ""
+        return f"{self.run}: {self.status}{why}"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -172,6 +175,18 @@ def settle(recorded: str, cover: Coverage, *, skipped: int,
     if recorded != "complete":
         return "incomplete", tuple(reasons) or (f"its last session recorded {recorded!r}",)
     return ("incomplete" if reasons else "complete"), tuple(reasons)
+
+
+def skipped_records(issues: Iterable[Issue]) -> int:
+    """How many input records ``issues`` skipped: a record with several bad fields is one.
+
+    >>> skipped_records([Issue("a.jsonl", 2, "id", "missing"),
+    ...                  Issue("a.jsonl", 2, "prompt", "missing"),
+    ...                  Issue("a.jsonl", None, "item[q3].response", "no response to grade")])
+    2
+    """
+    return len({(i.source, i.line) if i.line is not None else (i.source, i.field, i.message)
+                for i in issues})
 
 
 def run_status(run: str | Path, *, store: RunStore | None = None) -> RunStatus:
