@@ -93,15 +93,23 @@ def test_score_require_complete_passes_a_complete_run(complete_run):
     assert invoke("score", complete_run, "--require-complete").exit_code == 0
 
 
-def test_report_header_shows_each_runs_status(tmp_path, complete_run, incomplete_run):
-    out = invoke("report", complete_run, incomplete_run, "--out", tmp_path / "r.html")
+def report_header(out_file: Path) -> str:
+    return out_file.read_text().split('<div id="run-status">')[1].split("</div>\n</div>")[0]
+
+
+def test_report_header_shows_an_incomplete_runs_status_and_why(tmp_path, incomplete_run):
+    out = invoke("report", incomplete_run, "--out", tmp_path / "r.html")
     assert out.exit_code == 0, out.output
     assert f"{WARNING} {incomplete_run}: incomplete" in flat(out.output)
-    html = (tmp_path / "r.html").read_text()
-    header = html.split('<div id="run-status">')[1].split("</div>\n</div>")[0]
-    assert 'run complete: <b class="status-name">complete</b>' in header
+    header = report_header(tmp_path / "r.html")
     assert 'run incomplete: <b class="status-name">incomplete</b> · 1 of 6 items lack' in header
-    assert "<h2>Run incomplete · incomplete</h2>" in html
+    assert "<h2>Run incomplete · incomplete</h2>" in (tmp_path / "r.html").read_text()
+
+
+def test_report_header_shows_a_complete_run_complete(tmp_path, complete_run):
+    out = invoke("report", complete_run, "--out", tmp_path / "r.html")
+    assert out.exit_code == 0 and WARNING not in out.output
+    assert 'run complete: <b class="status-name">complete</b>' in report_header(tmp_path / "r.html")
 
 
 def test_report_require_complete_refuses_and_writes_no_file(tmp_path, complete_run,
