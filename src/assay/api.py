@@ -45,7 +45,8 @@ class GradeResult:
     """The outcome of a run: scores, summary, and access to every stored verdict."""
 
     run_dir: Path
-    status: str  # complete | incomplete (some verdicts missing: resume) | budget | interrupted
+    status: str  # complete | incomplete (verdicts missing: resume; or input records skipped,
+    # named in issues) | budget | interrupted; a stored run's later: assay.runs.run_status
     report: RunReport
 
     @property
@@ -84,7 +85,8 @@ class GradeResult:
 
     @property
     def issues(self) -> list[Issue]:
-        """Bad input records that were skipped (file, line, field)."""
+        """Bad input records that were skipped (file, line, field); any makes the run
+        incomplete."""
         return self.report.issues
 
     @property

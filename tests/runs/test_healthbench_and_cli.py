@@ -96,7 +96,7 @@ def test_bad_item_lines_are_reported_with_file_line_and_field(tmp_path, rubric_f
         out = CliRunner().invoke(app, ["grade", str(items), "--rubric", str(rubric_file),
                                        "--judge", spec(server), "--run-dir", str(tmp_path / "run"),
                                        "--quiet"])
-    assert out.exit_code == 1
+    assert out.exit_code == 4  # incomplete: a skipped line is never a complete run
     assert "items.jsonl:2: messages: required field is missing" in out.output
 
 
@@ -107,7 +107,7 @@ def test_an_item_without_a_response_is_reported_and_the_others_are_graded(tmp_pa
         out = CliRunner().invoke(app, ["grade", str(items), "--rubric", str(rubric_file),
                                        "--judge", spec(server), "--run-dir", str(tmp_path / "run"),
                                        "--quiet"])
-    assert out.exit_code == 1
+    assert out.exit_code == 4  # incomplete
     assert "items.jsonl: item[q2].response: no response to grade" in out.output
     assert "1 / 2" in out.output and len(server.requests) == 4  # of the 2 items of the input
 

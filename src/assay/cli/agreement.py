@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from assay.cli.app import app
+from assay.cli.run_status import REQUIRE_COMPLETE_HELP
 
 _SOURCE_HELP = "A verdict JSONL file (one Verdict per line) or a run directory (assay grade)."
 _RUBRIC_HELP = ("Rubric file (shared by every item) or items file with per-item rubrics "
@@ -30,13 +31,18 @@ def agreement(
     bootstrap: int = typer.Option(1000, "--bootstrap", min=0,
                                   help="Bootstrap resamples (over items) for the CIs; 0 = none."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
+    require_complete: bool = typer.Option(False, "--require-complete",
+                                          help=REQUIRE_COMPLETE_HELP),
 ) -> None:
     """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge.
 
     κ, F1, accuracy and the score-level figures come with 95% percentile bootstrap CIs,
     resampling items (seeded); where a CI cannot be given, the JSON says why.
     """
-    from assay.cli.command import dump_model, report
+    from assay.cli.command import report
+    from assay.cli.run_status import dump_with_status, statuses_of, warnings
+
+    statuses: list = []
 
     def compute():
         from assay.cli.output import abstention_option
@@ -44,6 +50,7 @@ def agreement(
         from assay.metrics.sources import read_source
         from assay.metrics.summary import agreement_summary
 
+        statuses.extend(statuses_of([source, labels], require_complete=require_complete))
         abstention = abstention_option(abstain)
         verdicts, rubrics = read_source(source, rubric)
         human, label_rubrics = labels_for(source, labels)
@@ -54,12 +61,15 @@ def agreement(
     def show(summary):
         from assay.cli.tables.agreement import agreement_tables
 
+        yield from warnings(statuses)
         yield from agreement_tables(summary, max_rows)
         yield (f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed}); "
                "a figure without one: see --json for why" if bootstrap else
                "no CIs (--bootstrap 0)")
 
-    report(compute, show, json_out=json_out, dump=dump_model)
+    report(compute, show, json_out=json_out,
+           dump=lambda summary: dump_with_status(summary, statuses, {"source": source,
+                                                                     "labels": labels}))
 
 
 @app.command()
@@ -73,9 +83,14 @@ def compare(
     abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and permutations."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
+    require_complete: bool = typer.Option(False, "--require-complete",
+                                          help=REQUIRE_COMPLETE_HELP),
 ) -> None:
     """Paired tests between two verdict sets on the same items (scores and verdicts)."""
-    from assay.cli.command import dump_model, report
+    from assay.cli.command import report
+    from assay.cli.run_status import dump_with_status, statuses_of, warnings
+
+    statuses: list = []
 
     def compute():
         from assay.cli.output import abstention_option
@@ -83,6 +98,8 @@ def compare(
         from assay.metrics.sources import read_source
         from assay.metrics.summary import comparison
 
+        statuses.extend(statuses_of([source_a, source_b, labels],
+                                    require_complete=require_complete))
         abstention = abstention_option(abstain)
         a, rubrics = read_source(source_a, rubric)
         b, _ = read_source(source_b, rubric)
@@ -99,6 +116,9 @@ def compare(
     def show(comparison_report):
         from assay.cli.tables.agreement import comparison_tables
 
-        return comparison_tables(comparison_report, str(source_a), str(source_b))
+        return [*warnings(statuses),
+                *comparison_tables(comparison_report, str(source_a), str(source_b))]
 
-    report(compute, show, json_out=json_out, dump=dump_model)
+    report(compute, show, json_out=json_out,
+           dump=lambda result: dump_with_status(result, statuses, {
+               "a": source_a, "b": source_b, "labels": labels}))

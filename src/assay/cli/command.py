@@ -1,10 +1,11 @@
-"""The shape every reporting command shares: compute, print the tables, write ``--json``.
+"""The shape every reporting command shares: compute, write ``--json``, print the tables.
 
 :func:`report` runs a command's compute function; an Assay error, an unreadable file or a bad
 value (``AssayError``, ``OSError``, ``ValueError``) prints its located issues and exits with
-code 1, before anything is printed or written. Then it prints what the command shows (tables,
-and note lines) and writes the ``--json`` file. Heavy imports stay inside the compute and show
-functions, so ``assay --help`` stays fast.
+code 1 (or the error's own ``exit_code``), before anything is printed or written. Then it writes
+the ``--json`` file and prints what the command shows (tables, and note lines): the file is
+written before the first line, so a closed stdout (``assay ... | head``) never loses it. Heavy
+imports stay inside the compute and show functions, so ``assay --help`` stays fast.
 
 Example:
     >>> import tempfile
@@ -34,7 +35,7 @@ class Note(str):
 
 def report(compute: Callable[[], T], show: Callable[[T], Iterable[Any]], *,
            json_out: Path | None = None, dump: Callable[[T], str | bytes] | None = None) -> T:
-    """``compute()``, then print ``show(result)`` and write ``dump(result)`` to ``json_out``.
+    """``compute()``, then write ``dump(result)`` to ``json_out`` and print ``show(result)``.
 
     ``show`` yields rich renderables (tables) and text lines for stdout, :class:`Note` lines for
     stderr, in the order they print. Text is printed as data (no markup, no highlighting). A
@@ -46,16 +47,22 @@ def report(compute: Callable[[], T], show: Callable[[T], Iterable[Any]], *,
     try:
         result = compute()
     except (AssayError, *ERRORS) as exc:
-        fail(exc)
+        fail(exc, getattr(exc, "exit_code", 1))
     if result is None:
         return result
-    print_all(show(result))
     if json_out is not None and dump is not None:
         data = dump(result)
-        if isinstance(data, bytes):
-            json_out.write_bytes(data)
-        else:
-            json_out.write_text(data, encoding="utf-8")
+        try:
+            if isinstance(data, bytes):
+                json_out.write_bytes(data)
+            else:
+                json_out.write_text(data, encoding="utf-8")
+        except OSError as exc:
+            from assay.errors import InputError, Issue
+
+            fail(InputError(Issue(str(json_out), None, "--json",
+                                  f"cannot write: {exc.strerror or exc}")))
+    print_all(show(result))
     return result
 
 

@@ -151,8 +151,16 @@ def _dry_run(source, options, args: dict[str, Any]) -> None:
 
 
 def _finish(report, args: dict[str, Any]) -> None:
+    """Write --export and --json, then print the summary (a closed stdout, e.g. ``| head``,
+    loses none of the files), then exit with the status's code."""
     from assay.cli.tables.run import summary_tables
 
+    try:
+        written = _write_outputs(report, args)
+    except OSError as exc:  # checked before the run, but a disk may fill up meanwhile
+        fail(InputError(Issue(exc.filename or None, None, None,
+                              f"cannot write: {exc.strerror or exc}; the run itself is stored "
+                              f"in {report.run_dir}")))
     console = stdout()
     for table in summary_tables(report.scores, report.totals, status=report.status,
                                 run_dir=str(report.run_dir), items_in_input=report.items_in_input):
@@ -160,37 +168,49 @@ def _finish(report, args: dict[str, Any]) -> None:
     if report.skipped_without_response:
         stderr().print(f"{report.skipped_without_response} items had no response to grade and "
                        "were left out", highlight=False)
-    try:
-        _write_outputs(report, args, console)
-    except OSError as exc:  # checked before the run, but a disk may fill up meanwhile
-        fail(InputError(Issue(exc.filename or None, None, None,
-                              f"cannot write: {exc.strerror or exc}; the run itself is stored "
-                              f"in {report.run_dir}")))
+    for line in written:
+        console.print(line, highlight=False)
     console.print(f"run stored in {report.run_dir}  (rescore: assay score {report.run_dir} "
                   "--aggregate ... --abstain ...)", highlight=False)
     if report.issues:
         print_issues(report.issues)
-        raise typer.Exit(1)
     resume = getattr(report, "resume_command", f"assay grade --resume {report.run_dir}")
     if report.status == "budget":
         stderr().print(f"budget reached: resume with a larger --budget: {resume} --budget USD",
                        highlight=False)
         raise typer.Exit(EXIT_BUDGET)
     if report.status == "incomplete":
-        items, calls, commonest = report.missing
-        # a plain string: the console reads no markup and no escape from the quoted error
+        _explain_incomplete(report, resume)
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if report.status != "complete":
+        raise typer.Exit(1)
+
+
+def _explain_incomplete(report, resume: str) -> None:
+    """Why the run is incomplete, and what to do (a plain string: the console reads no markup
+    and no escape from the quoted error)."""
+    items, calls, commonest = report.missing
+    if items:
         stderr().print(f"incomplete: {items} items lack verdicts ({calls} calls failed"
                        + (f"; most often {commonest}" if commonest else "") + "); retry them "
                        f"with: {resume}", highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INCOMPLETE)
+    if report.issues:
+        from assay.runs.status import skipped_records
+
+        n = skipped_records(report.issues)
+        stderr().print(f"incomplete: {n} input record{'s' if n != 1 else ''} skipped (named "
+                       "above) and not graded; fix the input and grade it in a new run (a "
+                       "changed input is a new run)", highlight=False, soft_wrap=True)
 
 
-def _write_outputs(report, args: dict[str, Any], console) -> None:
+def _write_outputs(report, args: dict[str, Any]) -> list[str]:
+    """Write the --export and --json files; return the lines that tell of them."""
     from assay.runs.exports import export
 
+    written = []
     for path in args["export"]:
         n = export(report.run_dir, path, votes=args["votes"], scoring=report.scores.scoring)
-        console.print(f"wrote {n} rows to {path}", highlight=False)
+        written.append(f"wrote {n} rows to {path}")
     if args["json_out"] is not None:
         payload = {"run_dir": str(report.run_dir), "status": report.status,
                    "overall": report.scores.overall, "ci": report.scores.ci,
@@ -202,3 +222,4 @@ def _write_outputs(report, args: dict[str, Any], console) -> None:
         if report.scores.healthbench is not None:
             payload["healthbench_metrics"] = report.scores.healthbench.metrics
         Path(args["json_out"]).write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return written

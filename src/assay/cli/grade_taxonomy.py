@@ -37,13 +37,19 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     options = options_of(args)
     source = source_of(args)
     items = list(source)
+    if not items:
+        from assay.runs.runner import no_items
+
+        raise no_items(source)
     run_dir = Path(args["resume"] or options.run_dir or new_run_dir(options))
     result = route_and_grade(
         items, taxonomy, options, run_dir, router=args["router"],
         router_judge=args["router_judge"], threshold=args["router_threshold"],
         resume=args["resume"], quiet=args["quiet"], formula=args["formula"] or "pass-rate")
     _print_summary(result.summary, args["router"])
-    report = result.report
+    from assay.runs.runner import record_skipped_input
+
+    report = record_skipped_input(result.report, [*source.issues, *result.issues])
     report.issues = [*source.issues, *result.issues, *report.issues]
     report.extra_json = {"routing": result.summary}
     # the items and the routing are given again on a resume (they are not stored with the run)

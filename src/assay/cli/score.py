@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from assay.cli.app import app
+from assay.cli.run_status import REQUIRE_COMPLETE_HELP
 
 
 @app.command()
@@ -49,6 +50,7 @@ def score(
         None, "--export", help="For a run directory: also write its verdicts, as rescored "
                              "(.jsonl/.csv/.parquet)."),
     votes: bool = typer.Option(False, "--votes", help="With --export: every judge's vote."),
+    require_complete: bool = typer.Option(False, "--require-complete", help=REQUIRE_COMPLETE_HELP),
 ) -> None:
     """Score stored verdicts without calling any model.
 
@@ -61,5 +63,5 @@ def score(
         source=source, rubric=rubric, formula=formula, abstain=abstain, judge=judge,
         reward_normalization=reward_normalization, length_penalty=length_penalty,
         items=items, aggregate=aggregate, seed=seed, json_out=json_out, export=export or [],
-        votes=votes,
+        votes=votes, require_complete=require_complete,
     )

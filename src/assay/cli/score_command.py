@@ -15,11 +15,17 @@ from assay.scoring import FORMULAS, Abstention, ItemRubrics, LengthPenalty, Scor
 def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain: str | None,
               judge: str | None, reward_normalization: str | None, length_penalty: str | None,
               items: Path | None, aggregate: str | None, seed: int | None,
-              json_out: Path | None, export: Sequence[Path] = (), votes: bool = False) -> None:
+              json_out: Path | None, export: Sequence[Path] = (), votes: bool = False,
+              require_complete: bool = False) -> None:
     """Settings left as None keep a run's own (or take the file defaults); a setting that
-    cannot apply is refused, never ignored."""
+    cannot apply is refused, never ignored. A run that is not complete is named first (an
+    error with ``require_complete``, before anything is written)."""
+    from assay.cli.run_status import statuses_of, warnings, with_status
+
+    statuses: list = []
 
     def compute() -> tuple[ScoreTable, list[str]]:
+        statuses.extend(statuses_of([source], require_complete=require_complete))
         if formula is not None and formula not in FORMULAS:
             raise InputError(Issue(None, None, "--formula",
                                    f"unknown formula {formula!r} (known: {', '.join(FORMULAS)})"))
@@ -41,9 +47,10 @@ def run_score(*, source: Path, rubric: Path | None, formula: str | None, abstain
         from assay.cli.tables.score import score_tables
 
         table, exported = result
-        return [*score_tables(table), *exported]
+        return [*warnings(statuses), *score_tables(table), *exported]
 
-    report(compute, show, json_out=json_out, dump=lambda result: dump_json(result[0].to_dict()))
+    report(compute, show, json_out=json_out,
+           dump=lambda result: dump_json(with_status(result[0].to_dict(), statuses)))
 
 
 def _refuse_file_options(run: Path, *, rubric: Path | None, items: Path | None) -> None:

@@ -1,6 +1,7 @@
 """What a report shows of a run, gathered from its store with no model call.
 
-:func:`load_run` reads one run directory: its manifest (cost, tokens, latency), its scores (the
+:func:`load_run` reads one run directory: its status (complete or not, and why: the report
+shows it in its header), its manifest (cost, tokens, latency), its scores (the
 scoring core, with CIs overall, per axis and per theme), every finished item with its
 conversation, response, each criterion's final verdict, every judge's vote and explanation and
 any human label; then the agreement of each judge with the human labels (``--labels`` file, or
@@ -27,6 +28,7 @@ from assay.metrics.compare import ComparisonReport
 from assay.metrics.summary import AgreementSummary
 from assay.rubric import Rubric
 from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
+from assay.runs.status import RunStatus, run_status
 from assay.runs.store import RunStore
 from assay.verdict import Verdict
 
@@ -92,6 +94,8 @@ class RunReport:
     rubrics: dict[str, Rubric]
     labels: list[Verdict]
     agreement: AgreementSummary | None
+    status: RunStatus | None = None
+    """Whether the run is complete, and why not (:func:`assay.runs.status.run_status`)."""
 
 
 def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport:
@@ -104,6 +108,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
     except ConfigError as exc:
         raise InputError(Issue(str(path), None, None, str(exc))) from None
     try:
+        status = run_status(path, store=store)
         scoring = Scoring.from_config(store.config())
         scores = score_run(store, scoring, group_cis=True)
         human = _human_labels(path, labels)
@@ -138,7 +143,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         store.close()
     agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
-                     verdicts, final_verdicts, rubrics, human, agreement)
+                     verdicts, final_verdicts, rubrics, human, agreement, status)
 
 
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:

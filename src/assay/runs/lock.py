@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Self
 
@@ -43,7 +44,7 @@ class RunLock:
     def acquire(self) -> Self:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not _try_lock(fd):
+        if not _try_lock_soon(fd):
             holder = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
             os.close(fd)
             raise RunLocked(
@@ -68,12 +69,50 @@ class RunLock:
         self.release()
 
 
+def _try_lock_soon(fd: int, tries: int = 5, pause_s: float = 0.01) -> bool:
+    """The exclusive lock, tried a few times: a reader asking :func:`writer_of` holds a shared
+    lock for a few microseconds, which must not turn a writer away."""
+    for attempt in range(tries):
+        if _try_lock(fd):
+            return True
+        if attempt + 1 < tries:
+            time.sleep(pause_s)
+    return False
+
+
+def writer_of(run_dir: str | Path) -> str | None:
+    """The pid of the process writing the run in ``run_dir`` now (holding its lock), or None.
+
+    Read-only: the lock file is opened for reading, never created or written, so a run on a
+    read-only disk can be asked too.
+
+    >>> import tempfile
+    >>> run = tempfile.mkdtemp()
+    >>> writer_of(run) is None
+    True
+    >>> with RunLock(run):
+    ...     writer_of(run) == str(os.getpid())
+    True
+    """
+    try:
+        fd = os.open(Path(run_dir) / LOCK_FILE, os.O_RDONLY)
+    except OSError:  # no lock file (no session ever ran here) or not readable
+        return None
+    try:
+        if _try_lock(fd, shared=True):
+            _unlock(fd)
+            return None
+        return os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+    finally:
+        os.close(fd)
+
+
 if sys.platform != "win32":  # a platform check (not try/except ImportError) mypy understands
     import fcntl
 
-    def _try_lock(fd: int) -> bool:
+    def _try_lock(fd: int, *, shared: bool = False) -> bool:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
         return True
@@ -84,9 +123,9 @@ if sys.platform != "win32":  # a platform check (not try/except ImportError) myp
 else:
     import msvcrt
 
-    def _try_lock(fd: int) -> bool:
+    def _try_lock(fd: int, *, shared: bool = False) -> bool:
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_NBRLCK if shared else msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
         return True

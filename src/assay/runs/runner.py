@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, InputError, Issue
 from assay.grading.fewshot import Example
 from assay.grading.grader import Grader, GradingConfig
 from assay.progress import RunProgress, run_progress
@@ -41,11 +41,14 @@ from assay.runs.plan import plan_run, sources_of
 from assay.runs.results import RunScores, Scoring
 from assay.runs.session_scores import SessionScores
 from assay.runs.sources import ItemSource
+from assay.runs.status import coverage, settle, skipped_records
 from assay.runs.store import RunStore, Totals
 from assay.runs.store_errors import unwritable
 
 if TYPE_CHECKING:
     from assay.judges.budget import Budget
+
+SKIPPED_SHOWN = 20  # skipped input records named in a session's record (manifest.json)
 
 
 @dataclass
@@ -59,7 +62,9 @@ class RunReport:
     issues: list = field(default_factory=list)
     skipped_without_response: int = 0
     items_in_input: int | None = None  # the input's items (the store holds the ones reached)
-    missing: tuple[int, int, str | None] = (0, 0, None)  # see RunStore.missing
+    # (items lacking verdicts, failed calls, the commonest error): see assay.runs.status
+    missing: tuple[int, int, str | None] = (0, 0, None)
+    extra_json: dict[str, Any] = field(default_factory=dict)  # more for --json (e.g. routing)
 
 
 def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[ItemSource, RunOptions]:
@@ -176,10 +181,11 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     items = iter(source)
     try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
         first = next(items, None)
-        if first is not None:
-            items = itertools.chain([first], items)
+        if first is None:  # nothing to grade: an error, never an empty "complete" run
+            raise no_items(source)
+        items = itertools.chain([first], items)
         slots = [JudgeSlot(c.judge_id, j) for c, j in zip(judge_configs, judges)]
-        if first is not None and options.executor != "ray" and served_from_cache(
+        if options.executor != "ray" and served_from_cache(
                 first, options.rubric, Grader(grading, example_pools=pools), slots, cache):
             for judge in judges:  # a warm cache: check just before the first request, if any
                 judge.defer_check()
@@ -245,14 +251,17 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     outcome = EngineOutcome()
     missing: tuple[int, int, str | None] = (0, 0, None)
     manifest: dict[str, Any] = {}
+    skipped: list[Issue] = []
     try:
         with progress:
             outcome = await engine.run(items)
         status = outcome.status
-        if status != "error":
-            missing = store.missing()
-            if status == "complete" and (missing[0] or outcome.issues):
-                status = "incomplete"  # some verdicts are missing: never report it complete
+        skipped = [*source.issues, *outcome.issues]  # input records not graded
+        if status != "error":  # complete only if the store holds every verdict of the input
+            cover = coverage(store)
+            missing = (cover.items_lacking, cover.failed_calls, cover.commonest_error)
+            status, _ = settle(status, cover, skipped=skipped_records(skipped),
+                               items_in_input=items_in_input)
     finally:
         if pool is not None:
             await pool.aclose()
@@ -261,8 +270,11 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         if cache is not None:  # its WAL is copied and emptied while the summary is scored
             cache.checkpoint_soon()
         sessions.append({"started_at": time.time() - (time.perf_counter() - started),
-                         "wall_s": time.perf_counter() - started,
-                         "calls_made": outcome.calls_made, "status": status})
+                         "wall_s": time.perf_counter() - started, "ended_at": time.time(),
+                         "calls_made": outcome.calls_made, "status": status,
+                         "items_in_input": items_in_input,
+                         "skipped_input": skipped_records(skipped),
+                         "skipped_examples": [str(i) for i in skipped[:SKIPPED_SHOWN]]})
         try:
             store.set_meta("sessions", sessions)
             manifest = write_manifest(store, status=status, sessions=sessions)
@@ -283,6 +295,38 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     return RunReport(run_dir, status, scores, totals, manifest, outcome,
                      [*source.issues, *item_issues], source.skipped_without_response,
                      items_in_input, missing)
+
+
+def record_skipped_input(report: RunReport, skipped: list[Issue]) -> RunReport:
+    """Add input records skipped before the grading run (e.g. items a taxonomy run could not
+    route) to its last session: the run is then incomplete, in its store, ``manifest.json``
+    and the returned report alike."""
+    if not skipped:
+        return report
+    store = RunStore.open(report.run_dir)
+    try:
+        sessions = _sessions(store)
+        last = sessions[-1]
+        last["skipped_input"] = last.get("skipped_input", 0) + skipped_records(skipped)
+        last["skipped_examples"] = [*last.get("skipped_examples", []),
+                                    *map(str, skipped)][:SKIPPED_SHOWN]
+        status, _ = settle(last["status"], coverage(store), skipped=last["skipped_input"],
+                           items_in_input=last.get("items_in_input"))
+        last["status"] = status
+        store.set_meta("sessions", sessions)
+        manifest = write_manifest(store, status=status, sessions=sessions)
+    finally:
+        store.close()
+    return replace(report, status=status, manifest=manifest)
+
+
+def no_items(source: ItemSource) -> InputError:
+    """The error of an input with no item to grade: empty, or every record skipped (each is
+    named)."""
+    where = str(source.path) if source.path is not None else "items"
+    what = ("no item to grade: every record was skipped" if source.issues
+            else "no item to grade: the input is empty")
+    return InputError([*source.issues, Issue(where, None, None, what)])
 
 
 def _sessions(store: RunStore) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 In HealthBench mode the items are HealthBench examples and the responses to grade come from a
 JSONL of ``{"prompt_id": ..., "response": ...}`` lines, or are the examples' ideal completions
-(``ideal=True``; examples without one are left out, as simple-evals does).
+(``ideal=True``; examples without one are left out, as simple-evals does, and each is named
+in :attr:`ItemSource.issues`: the run is then incomplete).
 """
 
 from __future__ import annotations
@@ -129,10 +130,19 @@ class ItemSource:
         return iter_items(self.path, issues=self.issues)
 
     def _with_responses(self, items: Iterable[Item]) -> Iterator[Item]:
+        """The items with the responses to grade. Under ``ideal`` an item without an ideal
+        completion is a skipped record (named in :attr:`issues`); with ``responses``, an item
+        that has none is not part of the run (counted), and a response whose id matches no
+        item is a skipped record, named once the items are read through."""
+        where = str(self.path) if self.path is not None else "items"
+        matched: set[str] = set()
         for item in items:
             if self.ideal:
                 if not item.reference:
-                    self.skipped_without_response += 1
+                    self.issues.append(Issue(where, None, f"item[{item.id}]",
+                                             "no ideal completion (ideal_completions_data."
+                                             "ideal_completion) to grade under --ideal: "
+                                             "left out"))
                     continue
                 item = item.model_copy(update={"response": item.reference})
             elif self.responses is not None:
@@ -140,8 +150,14 @@ class ItemSource:
                 if response is None:
                     self.skipped_without_response += 1
                     continue
+                matched.add(item.id)
                 item = item.model_copy(update={"response": response})
             yield item
+        if self.responses is not None and not self.ideal:
+            self.issues.extend(
+                Issue(self.responses_path or "responses", None, "prompt_id",
+                      f"{key!r} matches no item of {where}: not graded")
+                for key in self.responses if key not in matched)
 
 
 def _refuse_repeated_ids(items: list[Item]) -> None:

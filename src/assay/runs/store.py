@@ -114,6 +114,20 @@ def _remove(path: Path) -> None:
         file.unlink(missing_ok=True)
 
 
+# An item's calls that ended well with a verdict stored for each of their criteria.
+_FINISHED_CALLS = (
+    "SELECT c.key FROM calls c WHERE c.item_id = ? AND c.status = 'ok' AND NOT EXISTS ("
+    "SELECT 1 FROM json_each(c.criteria) j WHERE NOT EXISTS (SELECT 1 FROM verdicts v "
+    "WHERE v.item_id = c.item_id AND v.criterion_id = j.value AND v.judge = c.judge))")
+
+
+# An item's calls that ended well, the criteria they asked about, and the verdicts it holds.
+_COUNTS = (
+    "SELECT COUNT(*), COALESCE(SUM(json_array_length(c.criteria)), 0), "
+    "(SELECT COUNT(*) FROM verdicts v WHERE v.item_id = ?1) "
+    "FROM calls c WHERE c.item_id = ?1 AND c.status = 'ok'")
+
+
 def rubric_hash(rubric: Rubric) -> str:
     return hashlib.sha256(rubric.model_dump_json().encode()).hexdigest()[:24]
 
@@ -360,19 +374,24 @@ class RunStore:
     def item_state(self, item_id: str) -> tuple[bool, set[str]] | None:
         """(done, keys of its finished calls) for a registered item, else None.
 
-        An item whose calls all ended but some in error is not done: resuming retries them.
+        A call is finished when it ended well and the store holds its judge's verdict on each
+        of its criteria. An item is done when all its planned calls are: one whose calls ended
+        in error, left a criterion unread, or lost a row (deleted by hand) is not, and
+        resuming makes exactly those calls again.
         """
         if item_id in self._held.items:
             self._flush_held()
-        row = self.db.execute("SELECT done FROM items WHERE id = ?", (item_id,)).fetchone()
+        row = self.db.execute("SELECT done, n_calls FROM items WHERE id = ?",
+                              (item_id,)).fetchone()
         if row is None:
             return None
-        if row[0] and not self.db.execute(
-                "SELECT 1 FROM calls WHERE item_id = ? AND status = 'error' LIMIT 1", (item_id,)
-        ).fetchone():
+        if row[0]:  # counts first (as fast as a lookup); the calls one by one if they disagree
+            ok, asked, held = self.db.execute(_COUNTS, (item_id,)).fetchone()
+            if ok >= row[1] and held == asked:
+                return True, set()
+        keys = {k for (k,) in self.db.execute(_FINISHED_CALLS, (item_id,))}
+        if row[0] and len(keys) >= row[1]:
             return True, set()
-        keys = {k for (k,) in self.db.execute(
-            "SELECT key FROM calls WHERE item_id = ? AND status = 'ok'", (item_id,))}
         return False, keys
 
     def finished_call_keys(self) -> set[str]:
