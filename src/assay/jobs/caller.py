@@ -2,7 +2,7 @@
 
 :meth:`StageCaller.ask` is the one way a model pipeline (rubric generation, routing, CIA, RAG
 metrics, ...) calls a model. The request goes through the judges layer (cache, limits,
-retries, one re-ask on a malformed reply, cost, budget); the call is stored with its key, so a
+retries, re-asks of a malformed reply, cost, budget); the call is stored with its key, so a
 resumed job gets a finished call back from the store without asking again. A call that still
 fails raises :class:`StageError`, naming the stage, the item and why, after its trace is stored.
 
@@ -39,7 +39,7 @@ from assay.judges.types import JudgeRequest
 
 
 class StageError(AssayError):
-    """A stage call that failed after the judges layer's retries and re-ask."""
+    """A stage call that failed after the judges layer's retries and re-asks."""
 
     def __init__(self, stage: str, item_id: str, reason: str):
         self.stage, self.item_id, self.reason = stage, item_id, reason
@@ -60,6 +60,8 @@ class StageCaller:
         self.judge = judge
         self.store = store
         self._send = via if via is not None else judge
+        if store is not None:  # a resumed job: its attempt timeouts start fitted to its replies
+            judge.timeouts.seed(store.reply_latencies(judge.id))
 
     @property
     def model(self) -> str:

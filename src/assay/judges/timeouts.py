@@ -15,7 +15,10 @@ the endpoint*:
   ceiling) until replies refit it. A few hung requests among many replies change nothing.
 
 On a 50 ms endpoint a hung request so frees its slot in about half a second, and on a model
-that takes 20 s to answer it still gets a minute.
+that takes 20 s to answer it still gets a minute. A resumed run or job seeds the fit with the
+latencies it stored (:meth:`AttemptTimeouts.seed`), so that its first attempts are not held to
+the ceiling: a resume of a few calls against a hanging endpoint does not wait 60 s per hung
+attempt.
 
 Example:
     >>> fitted_timeout([0.05] * 250 + [0.1] * 6)   # p99 is 0.1 s: 4 × 0.1 s
@@ -84,6 +87,24 @@ class AttemptTimeouts:
 
     def attempt(self, timed_out_before: int = 0) -> _Attempt:
         return _Attempt(self, timed_out_before)
+
+    def seed(self, latencies: Iterable[float]) -> None:
+        """Start from ``latencies`` seen before (a resumed run's stored ones, oldest first), as
+        if they were replies: with :data:`FIT_AFTER` of them the timeout is fitted at once.
+        Only a fit that has seen no reply yet is seeded (a second seed changes nothing).
+
+        >>> timeouts = AttemptTimeouts()
+        >>> timeouts.seed([0.05] * 20); timeouts.seconds
+        0.25
+        """
+        if self.fixed or self._latencies:
+            return
+        self._latencies.extend(x for x in latencies if x >= 0)
+        if len(self._latencies) >= FIT_AFTER:
+            self._since_fit = 0
+            self._set(fitted_timeout(self._latencies, self.ceiling))
+        else:
+            self._since_fit = len(self._latencies)
 
     def replied(self, seconds: float) -> None:
         """A reply after ``seconds``: refit every FIT_AFTER replies."""

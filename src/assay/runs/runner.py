@@ -37,7 +37,7 @@ from assay.runs.labels import store_labels
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.options import RunOptions
-from assay.runs.plan import plan_run, sources_of
+from assay.runs.plan import plan_run, sources_of, with_later_defaults
 from assay.runs.results import RunScores, Scoring
 from assay.runs.session_scores import SessionScores
 from assay.runs.sources import ItemSource
@@ -136,9 +136,11 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     check_options(options)  # fail before any work on a bad setting
     plan = plan_run(source, options)
     judge_configs, grading, pools, config = plan.judge_configs, plan.grading, plan.pools, plan.config
+    seen_latencies: dict[str, list[float]] = {}  # a resumed run's, by judge
     if resume is not None:
         store = RunStore.open(resume)
-        changes = config_changes(store.config(), config)
+        changes = config_changes(with_later_defaults(store.config()), config)
+        seen_latencies = {c.judge_id: store.reply_latencies(c.judge_id) for c in judge_configs}
         store.close()
         if changes:
             raise ConfigError(
@@ -157,6 +159,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         cache = ResponseCache(options.cache_path)
     weights = plan.weights
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
+    for judge in judges:  # resumed: the attempt timeouts start fitted, not at the 60 s ceiling
+        judge.timeouts.seed(seen_latencies.get(judge.id, ()))
     if options.concurrency:  # requests in flight to each judge (operational: not in the config)
         for judge in judges:
             judge.limiter.set_max_in_flight(options.concurrency)
