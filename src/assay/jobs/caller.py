@@ -35,15 +35,27 @@ from assay.errors import AssayError
 from assay.jobs.store import CallStore, StageCall
 from assay.judges.judge import Judge
 from assay.judges.secrets import redact_data
-from assay.judges.types import JudgeRequest
+from assay.judges.types import FailureKind, JudgeRequest
 
 
 class StageError(AssayError):
-    """A stage call that failed after the judges layer's retries and re-asks."""
+    """A stage call that failed after the judges layer's retries and re-asks; ``kind`` is the
+    judge's :class:`~assay.judges.FailureKind` of it.
 
-    def __init__(self, stage: str, item_id: str, reason: str):
-        self.stage, self.item_id, self.reason = stage, item_id, reason
+    A pipeline takes another path on a stage error only when the model :attr:`refused`: every
+    other failure (transport, timeout, 429, 5xx, a reply still unparsed, the budget) is the
+    endpoint's trouble, not the model's answer, so it fails the item and a resumed job asks the
+    call again. A fault never turns into an output that a clean run would not give.
+    """
+
+    def __init__(self, stage: str, item_id: str, reason: str, kind: FailureKind | None = None):
+        self.stage, self.item_id, self.reason, self.kind = stage, item_id, reason, kind
         super().__init__(f"item {item_id!r}: stage {stage!r}: {reason}")
+
+    @property
+    def refused(self) -> bool:
+        """The model refused to answer: its answer, which asking again would not change."""
+        return self.kind is FailureKind.REFUSAL
 
 
 class StageCaller:
@@ -102,7 +114,8 @@ class StageCaller:
             latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,
             failure=failure))
         if failure is not None:
-            raise StageError(stage, item_id, failure)
+            raise StageError(stage, item_id, failure,
+                             reply.failure.kind if reply.failure is not None else None)
         assert reply.data is not None  # no failure: the reply is ok, so it has data
         return reply.data
 
