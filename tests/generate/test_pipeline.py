@@ -13,7 +13,7 @@ from assay.errors import ConfigError
 from assay.generate import agenerate, read_queries
 from assay.generate.estimate import estimate_generation
 from assay.jobs import CallStore
-from assay.testing import Faults, FakeSearchServer
+from assay.testing import FakeSearchServer, Faults
 
 PIPELINE_STAGES = ["route", "rerank", "synthesize_evidence", "extract_facts", "interaction_intent",
                    "filter_facts", "draft_rubric", "audit_rubric"]

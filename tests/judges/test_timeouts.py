@@ -163,13 +163,19 @@ def test_a_seed_of_enough_stored_latencies_fits_the_timeout_at_once():
     assert timeouts.seconds == pytest.approx(1.2)  # 4 x the p99 (0.3 s), not the 60 s ceiling
 
 
-def test_a_short_seed_counts_toward_the_first_fit():
+def test_a_seed_of_too_few_latencies_leaves_the_ceiling():
     timeouts = AttemptTimeouts()
-    timeouts.seed([0.1] * (FIT_AFTER - 2))
-    timeouts.replied(0.1)
+    timeouts.seed([0.1] * (FIT_AFTER - 1))
     assert timeouts.seconds == 60.0
-    timeouts.replied(0.1)  # the 16th latency, 2 of them replies: the fit
-    assert timeouts.seconds == pytest.approx(0.4)
+
+
+def test_the_sessions_own_replies_refit_a_seeded_timeout_from_themselves_alone():
+    timeouts = AttemptTimeouts()
+    timeouts.seed([2.0] * 256)  # a loaded run's latencies, waits for a free slot included
+    assert timeouts.seconds == 8.0
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.1)
+    assert timeouts.seconds == pytest.approx(0.4)  # 4 x 0.1 s: the seed is not in the window
 
 
 def test_a_seed_changes_nothing_once_replies_were_seen_or_with_a_user_timeout():
