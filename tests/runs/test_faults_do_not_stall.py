@@ -63,7 +63,7 @@ async def test_a_resume_fits_its_attempt_timeout_from_the_stored_latencies(tmp_p
     async with FakeJudgeServer(policy=POLICY, faults=hang, port=server.port) as server:
         resumed = await asyncio.wait_for(  # unseeded, the hung attempt alone would take 60 s
             assay.agrade(items, rubric=rubric_file, judges=[parse_spec(spec(server), retry=fast)],
-                         resume=tmp_path / "run"), timeout=20)
+                         resume=tmp_path / "run"), timeout=30)
         assert [r["fault"] for r in server.requests] == ["timeout", None]
     assert resumed.status == "complete"
 
