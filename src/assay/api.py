@@ -150,6 +150,7 @@ async def agrade(
     aggregation: str | None = None,
     abstention: str | None = None,
     formula: Formula | None = None,
+    max_reasks: int | None = None,
     healthbench: bool = False,
     responses: str | Path | Mapping[str, str] | None = None,
     ideal: bool = False,
@@ -178,6 +179,8 @@ async def agrade(
     ``binary``, ``multi_choice``, ``per_item``. ``few_shot``: examples per criterion, drawn
     balanced and seeded from criterion examples and ``few_shot_items`` + ``few_shot_labels``
     (a verdict JSONL). ``abstention`` (``--abstain``): ``skip|zero|partial[:F]|fail``.
+    ``max_reasks`` (``--max-reasks``): how many times every judge asks again for a reply that
+    does not parse, quoting the parse error (default: each judge's ``max_reasks``, 2).
     ``healthbench=True`` grades HealthBench JSONL with simple-evals' grader prompt and reports
     the official score; the responses come from ``responses`` (JSONL of prompt_id -> response,
     or a dict) or the ideal completions (``ideal=True``). ``resume``: a run directory to
@@ -218,6 +221,7 @@ async def agrade(
             judges=list(judges), rubric=rubric, weights=weights, mode=mode, template=template,
             shuffle=shuffle, seed=seed, few_shot=few_shot, few_shot_items=few_shot_items,
             few_shot_labels=few_shot_labels, formula=formula, healthbench=healthbench,
+            max_reasks=max_reasks,
             aggregation=renamed("aggregation", aggregation, "aggregate", aggregate) or "majority",
             abstention=renamed("abstention", abstention, "abstain", abstain) or "skip",
             **operational)

@@ -13,7 +13,7 @@ from assay.errors import ConfigError
 from assay.generate import agenerate, read_queries
 from assay.generate.estimate import estimate_generation
 from assay.jobs import CallStore
-from assay.testing import FakeSearchServer
+from assay.testing import FakeSearchServer, Faults
 
 PIPELINE_STAGES = ["route", "rerank", "synthesize_evidence", "extract_facts", "interaction_intent",
                    "filter_facts", "draft_rubric", "audit_rubric"]
@@ -100,15 +100,29 @@ async def test_a_stage_that_stays_malformed_fails_its_item_with_a_located_error(
     assert not call.ok and call.raw == "never json" and "unparseable" in call.failure
 
 
-async def test_a_failed_routing_falls_back_to_the_query_itself(
+BEE = "I was stung by a bee ten minutes ago and my lips are starting to swell. What should I do?"
+
+
+async def test_a_refused_routing_falls_back_to_the_query_itself(
         serve, sample_kb, sample_stages, tmp_path):
+    server = await serve(stages=sample_stages,
+                         faults=Faults(at={"Medical Research Assistant": ["refusal"]}))
+    result = await run(server, [BEE], sample_kb, tmp_path)
+    [record] = result.records.values()
+    assert result.status == "complete" and record["search_queries"] == [record["query"]]
+    assert record["notes"][0].startswith("route failed, searched with the query itself (refusal")
+
+
+async def test_a_routing_that_stays_unparsed_fails_its_item_instead_of_falling_back(
+        serve, sample_kb, sample_stages, tmp_path):
+    """Issue 27, point 12: a fault is not the model's answer. A clean run would have routed, so
+    a search with the raw query would give a rubric that no clean run gives."""
     server = await serve(stages=sample_stages)
     server.stages["route"] = "no json"
-    result = await run(server, [("I was stung by a bee ten minutes ago and my lips are starting "
-                                "to swell. What should I do?")], sample_kb, tmp_path)
-    [record] = result.records.values()
-    assert record["search_queries"] == [record["query"]]
-    assert record["notes"][0].startswith("route failed, searched with the query itself")
+    result = await run(server, [BEE], sample_kb, tmp_path)
+    assert result.status == "incomplete" and not result.records
+    [reason] = result.failed.values()
+    assert "stage 'route': unparseable" in reason
 
 
 async def test_the_one_step_baseline_is_one_call_from_the_query_alone(

@@ -6,7 +6,8 @@ import pytest
 
 from assay.errors import AssayError, ConfigError
 from assay.jobs import CallStore, JobDir, StageCaller, StageError, run_batch
-from assay.judges import make_judge
+from assay.judges import FailureKind, make_judge
+from assay.testing import Faults
 
 SCHEMA = {"type": "object", "required": ["answer"], "properties": {"answer": {"type": "string"}}}
 
@@ -43,11 +44,12 @@ async def test_a_stage_that_keeps_failing_raises_after_storing_its_trace(serve, 
     server = await serve(stages={"facts": "never json"})
     store = CallStore.open(tmp_path / "calls.sqlite")
     async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
-        with pytest.raises(StageError, match="item 'q1': stage 'facts': unparseable"):
+        with pytest.raises(StageError, match="item 'q1': stage 'facts': unparseable") as failed:
             await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
     [call] = store.calls("q1")
     assert not call.ok and call.raw == "never json" and "unparseable" in call.failure
-    assert len(server.requests) == 2  # the judges layer re-asked once
+    assert len(server.requests) == 3  # the judges layer re-asked twice (max_reasks)
+    assert failed.value.kind is FailureKind.UNPARSEABLE and not failed.value.refused
 
 
 async def test_a_batch_resumes_without_redoing_finished_items(tmp_path):
@@ -99,3 +101,26 @@ def test_a_store_that_is_not_sqlite_is_a_clear_error(tmp_path):
     path.write_bytes(b"garbage" * 200)
     with pytest.raises(ConfigError, match="not a readable Assay call store"):
         CallStore.open(path)
+
+
+async def test_a_refused_stage_call_says_so_in_its_error(serve, tmp_path):
+    server = await serve(stages={"facts": {"answer": "42"}}, faults=Faults(script=["refusal"]))
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        with pytest.raises(StageError) as failed:
+            await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
+    assert failed.value.kind is FailureKind.REFUSAL and failed.value.refused
+
+
+async def test_a_resumed_job_seeds_its_judges_attempt_timeout_from_its_stored_calls(serve,
+                                                                                   tmp_path):
+    server = await serve(stages={"facts": {"answer": "42"}})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        caller = StageCaller(judge, store)
+        for k in range(20):
+            await caller.ask("facts", prompt(f"q{k}"), SCHEMA, item_id=f"q{k}")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as fresh:
+        assert fresh.attempt_timeout_s == 60.0
+        StageCaller(fresh, store)  # a resumed job's caller, before any call
+        assert fresh.attempt_timeout_s < 60.0

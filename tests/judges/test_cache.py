@@ -113,7 +113,7 @@ async def test_an_entry_older_than_the_ttl_is_a_miss(serve, tmp_path):
 
 
 async def test_failures_are_never_cached(serve, tmp_path):
-    server = await serve(faults=Faults(script=["malformed", "malformed"]))
+    server = await serve(faults=Faults(script=["malformed"] * 3))  # the first call and 2 re-asks
     path = tmp_path / "c.sqlite"
     async with judge_for(server) as judge:
         judge.cache = ResponseCache(path)

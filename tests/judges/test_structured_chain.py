@@ -1,9 +1,10 @@
-"""The reply fallback chain: JSON schema → JSON mode → prompt, lenient extraction, one re-ask."""
+"""The reply fallback chain: JSON schema → JSON mode → prompt, lenient extraction, re-asks
+(``max_reasks``, 2 by default, each quoting its reply's parse error)."""
 
 from __future__ import annotations
 
 from assay.judges import FailureKind
-from assay.judges.structured import parse_reply, validate
+from assay.judges.structured import QUOTED_ERROR_CHARS, parse_reply, reask_messages, validate
 from assay.testing import Faults
 
 from .helpers import VERDICT, judge_for, request
@@ -54,12 +55,54 @@ async def test_a_malformed_reply_is_reasked_once_quoting_the_parse_error(serve):
     assert "could not be used: not valid JSON" in reask[-1]["content"]
 
 
-async def test_a_reply_malformed_twice_is_an_unparseable_failure_with_the_raw_text(serve):
+async def test_a_reply_malformed_three_times_is_an_unparseable_failure_after_two_reasks(serve):
     server = await serve(faults=Faults(malformed=1.0))
     async with judge_for(server) as judge:
         reply = await judge.ask(request())
     assert reply.failure.kind is FailureKind.UNPARSEABLE and reply.data is None
-    assert reply.attempts == 2 and reply.raw.endswith(" }")
+    assert reply.attempts == 3 and reply.raw.endswith(" }")
+
+
+async def test_a_reply_malformed_twice_then_good_succeeds_by_default(serve):
+    server = await serve(faults=Faults(script=["malformed", "malformed"]), policy="UNMET")
+    async with judge_for(server) as judge:
+        reply = await judge.ask(request())
+    assert reply.ok and reply.data["verdict"] == "UNMET" and reply.attempts == 3
+
+
+async def test_max_reasks_sets_how_many_times_a_malformed_reply_is_asked_again(serve):
+    server = await serve(faults=Faults(malformed=1.0))
+    for max_reasks, attempts in ((0, 1), (1, 2), (4, 5)):
+        async with judge_for(server, max_reasks=max_reasks) as judge:
+            reply = await judge.ask(request())
+        assert reply.failure.kind is FailureKind.UNPARSEABLE and reply.attempts == attempts
+
+
+async def test_reask_false_makes_no_reask_whatever_max_reasks_says(serve):
+    server = await serve(faults=Faults(malformed=1.0))
+    async with judge_for(server, reask=False, max_reasks=5) as judge:
+        reply = await judge.ask(request())
+    assert reply.attempts == 1 and len(server.requests) == 1
+
+
+async def test_each_reask_quotes_the_parse_error_of_the_reply_before_it(serve):
+    server = await serve(faults=Faults(script=["malformed", "schema_mismatch"]))
+    async with judge_for(server) as judge:
+        reply = await judge.ask(request())
+    assert reply.ok and reply.attempts == 3
+    first, second = (server.requests[k]["body"]["messages"] for k in (1, 2))
+    assert "could not be used: not valid JSON" in first[-1]["content"]
+    assert "could not be used: $: missing required property" in second[-1]["content"]
+    # the second re-ask carries the last bad reply only: the prompt does not grow per re-ask
+    assert len(second) == len(first) == 3
+    assert second[-2]["content"] == '{"answer": "yes", "confidence": 0.9}'
+
+
+def test_a_reask_quotes_at_most_a_bounded_part_of_a_long_parse_error():
+    error = "bad value " * 1000
+    fix = reask_messages(({"role": "user", "content": "q"},), "{", error, None)[-1]["content"]
+    quoted = fix.split("could not be used: ", 1)[1].split(".\n", 1)[0]
+    assert len(quoted) == QUOTED_ERROR_CHARS and quoted.endswith("…")
 
 
 async def test_a_truncated_reply_is_unparseable(serve):

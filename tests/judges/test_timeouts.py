@@ -155,3 +155,34 @@ async def test_an_attempt_in_flight_is_not_let_go_before_a_lengthened_deadline()
             assert attempt.limit == timeouts.seconds == 0.5
             await asyncio.sleep(3600)
     assert loop.time() - sent >= 0.5  # the watch set for 0.25 s looked again and waited
+
+
+def test_a_seed_of_enough_stored_latencies_fits_the_timeout_at_once():
+    timeouts = AttemptTimeouts()
+    timeouts.seed([0.1] * (FIT_AFTER - 1) + [0.3])
+    assert timeouts.seconds == pytest.approx(1.2)  # 4 x the p99 (0.3 s), not the 60 s ceiling
+
+
+def test_a_seed_of_too_few_latencies_leaves_the_ceiling():
+    timeouts = AttemptTimeouts()
+    timeouts.seed([0.1] * (FIT_AFTER - 1))
+    assert timeouts.seconds == 60.0
+
+
+def test_the_sessions_own_replies_refit_a_seeded_timeout_from_themselves_alone():
+    timeouts = AttemptTimeouts()
+    timeouts.seed([2.0] * 256)  # a loaded run's latencies, waits for a free slot included
+    assert timeouts.seconds == 8.0
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.1)
+    assert timeouts.seconds == pytest.approx(0.4)  # 4 x 0.1 s: the seed is not in the window
+
+
+def test_a_seed_changes_nothing_once_replies_were_seen_or_with_a_user_timeout():
+    seen = AttemptTimeouts()
+    for _ in range(FIT_AFTER):
+        seen.replied(0.1)
+    seen.seed([5.0] * FIT_AFTER)
+    user = AttemptTimeouts(5.0)
+    user.seed([0.1] * FIT_AFTER)
+    assert (seen.seconds, user.seconds) == (pytest.approx(0.4), 5.0)

@@ -174,7 +174,7 @@ async def test_a_grounding_reply_with_the_wrong_number_of_verdicts_is_reasked_th
     async with judge:
         with pytest.raises(StageError, match="stage 'rag_grounding': schema_mismatch"):
             await conversational_faithfulness(caller, shower_item().exchange(1), item_id="shower")
-    assert len(server.requests) == 3  # categorise, grounding, one re-ask
+    assert len(server.requests) == 4  # categorise, grounding, two re-asks
 
 
 async def test_a_short_grounding_reply_then_a_full_one_succeeds_after_the_reask(serve, tmp_path):

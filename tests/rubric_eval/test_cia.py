@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from assay.jobs import CallStore, StageCaller
+import pytest
+
+from assay.jobs import CallStore, StageCaller, StageError
 from assay.judges import make_judge
 from assay.rubric_eval import prompts
 from assay.rubric_eval.cia import (
@@ -14,6 +16,7 @@ from assay.rubric_eval.cia import (
     verify_query,
 )
 from assay.rubric_eval.released import RubricEntry
+from assay.testing import Faults
 
 GOLD = [RubricEntry(criterion="Advises hydration.", axis="completeness", points=6),
         RubricEntry(criterion="Recommends steroids without assessment.", axis="accuracy",
@@ -59,13 +62,25 @@ def test_yes_needs_a_support_index_within_the_criteria():
     assert coverage_decision({"decision": "NO", "support_index": 1}, 3) == (False, None)
 
 
-async def test_a_failing_atomiser_falls_back_to_the_criteria(serve, tmp_path):
-    server = await serve(stages={prompts.ATOMIZE: "never json"})
+async def test_a_refusing_atomiser_falls_back_to_the_criteria(serve, tmp_path):
+    server = await serve(stages={prompts.ATOMIZE: {"gold_atomic_points": []}},
+                         faults=Faults(script=["refusal"]))
     store = CallStore.open(tmp_path / "calls.sqlite")
     async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
         result = await atomize(StageCaller(judge, store), "q1", GOLD)
-    assert "atomiser failed" in result["fallback"]
+    assert "atomiser failed" in result["fallback"] and "refusal" in result["fallback"]
     assert [p["text"] for p in result["points"]] == [e.criterion for e in GOLD]
+
+
+async def test_an_atomiser_call_that_fails_fails_its_query_instead_of_falling_back(serve,
+                                                                                  tmp_path):
+    """Issue 27, point 12: an unparsed reply is a fault, not the model's answer; a clean run
+    would have atomised, so the fallback's points would differ from a clean run's."""
+    server = await serve(stages={prompts.ATOMIZE: "never json"})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        with pytest.raises(StageError, match="stage 'cia_atomize': unparseable"):
+            await atomize(StageCaller(judge, store), "q1", GOLD)
 
 
 async def test_the_verifier_sees_the_numbered_criteria_and_one_gold_point(serve, tmp_path):

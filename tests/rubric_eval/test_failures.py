@@ -21,7 +21,10 @@ def test_a_query_without_any_possible_edit_fails_alone_and_the_rest_is_kept(tmp_
                     + json.dumps({"index": 1, "reference_response": "Rest and drink water."})
                     + "\n" + json.dumps({"index": 2, "reference_response": "You should rest."})
                     + "\n")
-    stages = {prompts.PERTURB: "not json"}  # the model never gives a usable edit
+    # the model never gives a usable edit (its replies parse but are not minimal edits; a reply
+    # that never parses fails its pair instead, see test_faults_then_resume)
+    stages = {prompts.PERTURB: {"edit_span_before": "nothing", "edit_span_after": "else",
+                                "perturbed_response": "A different answer.", "error_type": "other"}}
     with FakeJudgeServer.run_in_thread(stages=stages) as server:
         args = ["nearmiss", "build", "--gold", str(EXAMPLES / "reference_rubrics.jsonl"),
                 "--conversations", str(EXAMPLES / "conversations.txt"), "--references",
@@ -38,8 +41,10 @@ def test_a_query_without_any_possible_edit_fails_alone_and_the_rest_is_kept(tmp_
         assert manifest["status"] == "incomplete" and list(manifest["failed"]) == ["1"]
         calls = len(server.requests)
         CliRunner().invoke(app, args)
-        # only the failed query is tried again (its failed call is not a finished one)
-        assert len(server.requests) == calls + 2
+        # only the failed query is tried again, and its call, finished, is not made again
+        assert len(server.requests) == calls
+        again = json.loads((tmp_path / "job" / "manifest.json").read_text())
+        assert list(again["failed"]) == ["1"]
 
 
 def test_without_atomisation_each_gold_criterion_is_one_point(tmp_path):

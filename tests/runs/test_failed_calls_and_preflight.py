@@ -52,9 +52,9 @@ def test_a_run_whose_calls_all_fail_is_incomplete_with_a_distinct_exit_code(tmp_
 def test_some_failed_calls_make_the_run_incomplete_and_resume_completes_it(tmp_path, items_file,
                                                                            rubric_file):
     # One request at a time, in order: the engine keeps all 24 calls outstanding, so the
-    # requests go A..X, then the re-asks of the failed ones; malformed replies to A..H and to
-    # their re-asks fail exactly those 8 calls (two items).
-    faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 8)
+    # requests go A..X, then the re-asks of the failed ones (two each, max_reasks); malformed
+    # replies to A..H and to their re-asks fail exactly those 8 calls (two items).
+    faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 16)
     with FakeJudgeServer.run_in_thread(policy=POLICY, faults=faults) as server:
         first = grade(items_file, rubric_file, spec(server), tmp_path / "run", "--concurrency", "1")
         assert first.exit_code == 4, first.output

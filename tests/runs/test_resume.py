@@ -122,8 +122,8 @@ async def test_resume_with_a_changed_config_is_refused_naming_what_changed(tmp_p
 async def test_resume_retries_calls_that_failed(tmp_path, items_file, rubric_file):
     from assay.testing import Faults
 
-    # the first 8 calls (two items) fail, each with its re-ask: see test_failed_calls_and_preflight
-    faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 8)
+    # the first 8 calls (two items) fail, each with its re-asks: see test_failed_calls_and_preflight
+    faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 16)
     async with FakeJudgeServer(policy=POLICY, faults=faults) as server:
         first = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
                                    run_dir=tmp_path / "run", concurrency=1)

@@ -32,7 +32,7 @@ BASE = {"judges": ["vllm:a"], "rubric": RUBRIC}
 CHANGED = {"judges": ["vllm:b"], "weights": [2.0], "rubric": OTHER_RUBRIC, "mode": "per-item",
            "templates": {"binary": "auditor"}, "shuffle": False, "seed": 7,
            "few_shot": FewShot(n=2), "aggregation": "any", "abstention": "zero",
-           "formula": "pass-rate"}
+           "formula": "pass-rate", "max_reasks": 3}
 PATHS = {"rubric_path", "few_shot_items", "few_shot_labels"}
 OPERATIONAL = {"run_dir": "elsewhere", "budget_usd": 1.5, "concurrency": 3,
                "cache_path": "cache.sqlite", "quiet": False, "judge_config_file": "assay.toml",
@@ -58,6 +58,8 @@ def _hash(options: RunOptions) -> str:
     ({"weights": [1.0, -1.0], "judges": ["vllm:a", "vllm:b"]}, "--weight: expected a number >= 0"),
     ({"weights": [1.0, 2.0], "judges": ["vllm:a"]}, "--weight: 2 weights for 1 judges"),
     ({"workers": 2}, "--executor: --workers and --ray-address need --executor ray"),
+    ({"max_reasks": 11}, "--max-reasks: expected a whole number <= 10, got 11"),
+    ({"max_reasks": -1}, "--max-reasks: expected a whole number >= 0, got -1"),
     ({"budget": 3}, "budget: not a run option"),
 ])
 def test_a_bad_value_is_an_input_error_naming_its_flag(values, says):
@@ -115,7 +117,7 @@ def test_operational_settings_carry_over_by_name():
 def test_the_cli_and_the_api_build_the_same_run(tmp_path, items_file, rubric_file):
     settings = ["--aggregate", "any", "--abstain", "partial:0.25", "--seed", "3",
                 "--budget", "10", "--cache", str(tmp_path / "cache.sqlite"), "--no-shuffle",
-                "--concurrency", "2"]
+                "--concurrency", "2", "--max-reasks", "3"]
     with FakeJudgeServer.run_in_thread(policy=POLICY) as a, \
             FakeJudgeServer.run_in_thread(policy=POLICY) as b:
         out = CliRunner().invoke(app, [
@@ -126,9 +128,11 @@ def test_the_cli_and_the_api_build_the_same_run(tmp_path, items_file, rubric_fil
         result = assay.grade(items_file, rubric=rubric_file, judges=[spec(a), spec(b)],
                              weights=[2, 1], aggregation="any", abstention="partial:0.25",
                              seed=3, budget_usd=10, cache_path=tmp_path / "cache.sqlite",
-                             shuffle=False, concurrency=2, run_dir=tmp_path / "api")
+                             shuffle=False, concurrency=2, max_reasks=3,
+                             run_dir=tmp_path / "api")
     cli = json.loads((tmp_path / "cli" / "manifest.json").read_text())
     assert cli["config_hash"] == result.manifest["config_hash"]
+    assert [j["settings"]["max_reasks"] for j in cli["config"]["judges"]] == [3, 3]
     assert cli["config"]["scoring"] == {"aggregation": "binary=any,ordinal=mean,nominal=mode",
                                         "abstention": "partial:0.25", "formula": "autorubric"}
     # the former keyword names still work, and mean the same

@@ -228,3 +228,18 @@ def test_a_ground_truth_file_reports_every_bad_line_with_its_number(tmp_path):
     lines = [(issue.line, issue.field) for issue in raised.value.issues]
     assert lines == [(2, None), (3, "verdict")]
     assert "malformed JSON" in str(raised.value)
+
+
+async def test_faults_at_fixed_calls_hit_only_the_requests_that_name_them(serve):
+    import asyncio
+
+    server = await serve(faults=Faults(at={("Bee", "c2"): ["server_error", "malformed"]}))
+    prompts = [assay_prompt(cid, response=f"Bee answer {cid}.") for cid in ("c1", "c2", "c3")]
+    await asyncio.gather(*(chat(server, p, SINGLE, raw=True) for p in prompts * 3))
+    faulted = [(r["criterion_id"], r["fault"]) for r in server.requests if r["fault"]]
+    assert sorted(faulted) == [("c2", "malformed"), ("c2", "server_error")]
+
+
+def test_an_unknown_fault_at_a_fixed_call_is_refused():
+    with pytest.raises(ValueError, match="unknown fault 'hang'"):
+        Faults(at={"x": ["hang"]})

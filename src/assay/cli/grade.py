@@ -38,6 +38,9 @@ def grade(
     unbalanced: bool = typer.Option(False, "--few-shot-unbalanced",
                                     help="Draw examples without balancing verdicts."),
     seed: int = typer.Option(0, "--seed", help="Master seed (shuffles, few-shot, bootstrap)."),
+    max_reasks: int | None = typer.Option(
+        None, "--max-reasks", help="Re-asks of a reply that does not parse, each quoting its "
+        "parse error (0-10; default: each judge's max_reasks, 2)."),
     abstention: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
     formula: str | None = typer.Option(
         None, "--formula", help="autorubric | raw | healthbench | pass-rate | reward "

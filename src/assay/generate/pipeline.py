@@ -3,7 +3,8 @@
 =======================  ===================================================================
 stage (= schema name)    what it does
 =======================  ===================================================================
-``route``                intent and 3–5 search queries (Table 9); on failure, the raw query
+``route``                intent and 3–5 search queries (Table 9); if the model refuses, the
+                         raw query (any other failure fails the item, retried on resume)
 (retrieval, no model)    each search query against the knowledge base (and the web, if on),
                          candidates fused by reciprocal rank
 ``rerank``               the model picks the top 5 candidates (when there are more than 5)
@@ -126,7 +127,9 @@ class Generator:
         notes: list[str] = []
         try:
             route = await self._ask("route", query, query=query.text)
-        except StageError as exc:  # [R]: a failed routing falls back to the raw query
+        except StageError as exc:  # [R]: a failed routing falls back to the raw query ...
+            if not exc.refused:  # ... but a fault fails the item: a resumed job asks again
+                raise
             route = {"intent": "General", "queries": [query.text]}
             notes.append(f"route failed, searched with the query itself ({exc.reason})")
         search_queries = list(dict.fromkeys(q for q in route["queries"] if str(q).strip()))[:5] \

@@ -2,7 +2,7 @@
 
 :meth:`StageCaller.ask` is the one way a model pipeline (rubric generation, routing, CIA, RAG
 metrics, ...) calls a model. The request goes through the judges layer (cache, limits,
-retries, one re-ask on a malformed reply, cost, budget); the call is stored with its key, so a
+retries, re-asks of a malformed reply, cost, budget); the call is stored with its key, so a
 resumed job gets a finished call back from the store without asking again. A call that still
 fails raises :class:`StageError`, naming the stage, the item and why, after its trace is stored.
 
@@ -35,15 +35,27 @@ from assay.errors import AssayError
 from assay.jobs.store import CallStore, StageCall
 from assay.judges.judge import Judge
 from assay.judges.secrets import redact_data
-from assay.judges.types import JudgeRequest
+from assay.judges.types import FailureKind, JudgeRequest
 
 
 class StageError(AssayError):
-    """A stage call that failed after the judges layer's retries and re-ask."""
+    """A stage call that failed after the judges layer's retries and re-asks; ``kind`` is the
+    judge's :class:`~assay.judges.FailureKind` of it.
 
-    def __init__(self, stage: str, item_id: str, reason: str):
-        self.stage, self.item_id, self.reason = stage, item_id, reason
+    A pipeline takes another path on a stage error only when the model :attr:`refused`: every
+    other failure (transport, timeout, 429, 5xx, a reply still unparsed, the budget) is the
+    endpoint's trouble, not the model's answer, so it fails the item and a resumed job asks the
+    call again. A fault never turns into an output that a clean run would not give.
+    """
+
+    def __init__(self, stage: str, item_id: str, reason: str, kind: FailureKind | None = None):
+        self.stage, self.item_id, self.reason, self.kind = stage, item_id, reason, kind
         super().__init__(f"item {item_id!r}: stage {stage!r}: {reason}")
+
+    @property
+    def refused(self) -> bool:
+        """The model refused to answer: its answer, which asking again would not change."""
+        return self.kind is FailureKind.REFUSAL
 
 
 class StageCaller:
@@ -60,6 +72,8 @@ class StageCaller:
         self.judge = judge
         self.store = store
         self._send = via if via is not None else judge
+        if store is not None:  # a resumed job: its attempt timeouts start fitted to its replies
+            judge.timeouts.seed(store.reply_latencies(judge.id))
 
     @property
     def model(self) -> str:
@@ -100,7 +114,8 @@ class StageCaller:
             latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,
             failure=failure))
         if failure is not None:
-            raise StageError(stage, item_id, failure)
+            raise StageError(stage, item_id, failure,
+                             reply.failure.kind if reply.failure is not None else None)
         assert reply.data is not None  # no failure: the reply is ok, so it has data
         return reply.data
 

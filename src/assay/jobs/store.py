@@ -143,6 +143,15 @@ class CallStore:
         for row in self._db.execute(sql + " ORDER BY finished_at, rowid", args):
             yield _call(row)
 
+    def reply_latencies(self, judge: str, last: int = 256) -> list[float]:
+        """The latencies of ``judge``'s last ``last`` calls answered at the first attempt and
+        not from the cache, oldest first (a resumed job seeds its attempt timeouts with them)."""
+        rows = self._db.execute(
+            "SELECT latency_s FROM calls WHERE judge = ? AND failure IS NULL AND cached = 0 "
+            "AND attempts = 1 ORDER BY finished_at DESC, rowid DESC LIMIT ?",
+            (judge, last)).fetchall()
+        return [x for (x,) in reversed(rows)]
+
     def totals(self) -> CallTotals:
         row = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(failure IS NOT NULL), 0), COALESCE(SUM(cached), 0), "

@@ -24,6 +24,8 @@ StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt",
                          # assay.judges.local_servers)
                          "structured_outputs", "guided_json", "json_object_schema"]
 
+MAX_REASKS = 10  # the most re-asks a judge may be set to make for one call
+
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0"})
 
 
@@ -95,7 +97,8 @@ class JudgeConfig(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     structured: StructuredMode = "auto"
-    reask: bool = True
+    reask: bool = True  # False: no re-ask at all, whatever max_reasks says
+    max_reasks: int = Field(2, ge=0, le=MAX_REASKS)  # re-asks of a reply that does not parse
     limits: Limits = Field(default_factory=Limits)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     price: ModelPrice | None = None

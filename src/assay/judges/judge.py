@@ -3,8 +3,9 @@
 comes back as a classified :class:`Failure` with the raw reply.
 
 One ``ask`` = budget check → cache lookup → (limits → budget reservation → HTTP → retry)* →
-parse → at most one re-ask → cost → cache store. Each attempt reserves its estimated cost from
-the budget before it is sent and settles it with its real cost (:mod:`assay.judges.budget`).
+parse → up to ``max_reasks`` re-asks (2 by default), each quoting its reply's parse error →
+cost → cache store. Each attempt reserves its estimated cost from the budget before it is sent
+and settles it with its real cost (:mod:`assay.judges.budget`).
 
 Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
 the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
@@ -101,6 +102,11 @@ class Judge:
         return self.timeouts.seconds
 
     @property
+    def max_reasks(self) -> int:
+        """How many times a reply that does not parse is asked again (0 with ``reask=False``)."""
+        return self.config.max_reasks if self.config.reask else 0
+
+    @property
     def structured_mode(self) -> str:
         """The strongest reply format this endpoint has accepted so far."""
         return self._modes[0]
@@ -173,8 +179,8 @@ class Judge:
         return await asyncio.shield(pending)
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
-        """Ask once (with retries, format fallbacks and one re-ask); never raises for model,
-        transport or parse failures."""
+        """Ask once (with retries, format fallbacks and up to ``max_reasks`` re-asks); never
+        raises for model, transport or parse failures."""
         started = time.perf_counter()
         if self.budget is not None and self.budget.exhausted:
             self.budget.refuse()
@@ -192,7 +198,7 @@ class Judge:
                         return JudgeReply(self.id, hit.data, hit.raw, Usage(), 0.0,
                                           time.perf_counter() - started, True, 0)
         messages, usage, attempts = request.messages, Usage(), 0
-        reasked = False
+        reasks, max_reasks = 0, self.max_reasks
         while True:
             outcome, n, call_usage = await self._exchange(messages, request)
             attempts += n
@@ -207,11 +213,13 @@ class Judge:
             if parsed.ok:
                 return self._finish(request, parsed.data, outcome.text, usage, attempts, started,
                                     None, key)
-            if reasked or not self.config.reask:
+            if reasks >= max_reasks:
                 assert parsed.kind is not None  # a reply that did not parse says why
                 return self._finish(request, None, outcome.text, usage, attempts, started,
                                     Failure(parsed.kind, parsed.error), key)
-            reasked = True
+            reasks += 1
+            # each re-ask quotes the last reply and its error (not every earlier one): the
+            # prompt stays the original plus one exchange however many re-asks there are
             messages = reask_messages(request.messages, outcome.text, parsed.error, request.schema)
 
     def cached(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply | None]:

@@ -120,8 +120,8 @@ def load_judge_configs(path: str | Path = DEFAULT_CONFIG_FILE) -> dict[str, Judg
 
     Each table needs ``spec`` and may set any :class:`JudgeConfig` field (``base_url``,
     ``api_key_env``, ``temperature``, ``max_tokens``, ``seed``, ``reasoning_effort``,
-    ``thinking_budget``, ``timeout_s``, ``headers``, ``extra_body``, ``[judges.NAME.limits]``,
-    ``[judges.NAME.retry]``, ``[judges.NAME.price]``)::
+    ``thinking_budget``, ``timeout_s``, ``max_reasks``, ``headers``, ``extra_body``,
+    ``[judges.NAME.limits]``, ``[judges.NAME.retry]``, ``[judges.NAME.price]``)::
 
         [judges.local]
         spec = "vllm:Qwen/Qwen3-8B"

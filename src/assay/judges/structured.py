@@ -3,8 +3,8 @@
 The chain: the endpoint is asked for a JSON-schema reply where it supports one, else JSON mode,
 else a plain prompt (handled by the clients). Whatever comes back goes through
 :func:`parse_reply`: strict JSON first, then lenient extraction (code fences, the outermost
-braces, trailing text), then a check against the schema. If that fails the judge re-asks once
-with :func:`reask_messages`, quoting the error.
+braces, trailing text), then a check against the schema. If that fails the judge re-asks (up
+to its ``max_reasks``, 2 by default) with :func:`reask_messages`, quoting the error.
 
 Example:
     >>> schema = {"type": "object", "required": ["verdict"],
@@ -228,10 +228,21 @@ def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
     return node
 
 
+QUOTED_ERROR_CHARS = 500  # the most of a parse error that a re-ask quotes
+
+
 def reask_messages(
     messages: tuple[dict[str, Any], ...], raw: str, error: str, schema: dict[str, Any] | None
 ) -> tuple[dict[str, Any], ...]:
-    """The conversation extended with the unusable reply and a request to fix it."""
+    """The conversation extended with the unusable reply and a request to fix it, quoting the
+    parse error (its first :data:`QUOTED_ERROR_CHARS` characters).
+
+    >>> fix = reask_messages(({"role": "user", "content": "q"},), "{oops", "not valid JSON", None)
+    >>> [m["role"] for m in fix], fix[-1]["content"].splitlines()[0]
+    (['user', 'assistant', 'user'], 'Your previous reply could not be used: not valid JSON.')
+    """
+    if len(error) > QUOTED_ERROR_CHARS:
+        error = error[:QUOTED_ERROR_CHARS - 1] + "…"
     wanted = (
         "a single JSON object matching this JSON Schema:\n" + orjson.dumps(schema).decode()
         if schema is not None

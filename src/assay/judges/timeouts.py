@@ -15,7 +15,10 @@ the endpoint*:
   ceiling) until replies refit it. A few hung requests among many replies change nothing.
 
 On a 50 ms endpoint a hung request so frees its slot in about half a second, and on a model
-that takes 20 s to answer it still gets a minute.
+that takes 20 s to answer it still gets a minute. A resumed run or job starts from the fit of the
+latencies it stored (:meth:`AttemptTimeouts.seed`) until its own replies refit it, so that its
+first attempts are not held to the ceiling: a resume of a few calls against a hanging endpoint
+does not wait 60 s per hung attempt.
 
 Example:
     >>> fitted_timeout([0.05] * 250 + [0.1] * 6)   # p99 is 0.1 s: 4 × 0.1 s
@@ -84,6 +87,26 @@ class AttemptTimeouts:
 
     def attempt(self, timed_out_before: int = 0) -> _Attempt:
         return _Attempt(self, timed_out_before)
+
+    def seed(self, latencies: Iterable[float]) -> None:
+        """Start from the fit of ``latencies`` seen before (a resumed run's stored ones) instead
+        of the ceiling, when there are at least :data:`FIT_AFTER` of them. They do not enter the
+        window: this session's own first :data:`FIT_AFTER` replies refit from themselves alone
+        (stored call latencies include the wait for a free slot in a loaded run, so their fit
+        is on the long side). Only a fit that has seen no reply yet is seeded.
+
+        >>> timeouts = AttemptTimeouts()
+        >>> timeouts.seed([0.5] * 20); timeouts.seconds
+        2.0
+        >>> for _ in range(FIT_AFTER): timeouts.replied(0.05)
+        >>> timeouts.seconds
+        0.25
+        """
+        if self.fixed or self._latencies:
+            return
+        seen = [x for x in latencies if x >= 0]
+        if len(seen) >= FIT_AFTER:
+            self._set(fitted_timeout(seen, self.ceiling))
 
     def replied(self, seconds: float) -> None:
         """A reply after ``seconds``: refit every FIT_AFTER replies."""

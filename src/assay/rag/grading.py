@@ -2,7 +2,7 @@
 as a resumable job on :mod:`assay.jobs`.
 
 Every model call is a stage of a :class:`~assay.jobs.StageCaller` (judges layer: cache, limits,
-retries and one re-ask, cost, budget; traced in the job's store, never repeated on resume);
+retries and re-asks, cost, budget; traced in the job's store, never repeated on resume);
 :func:`~assay.jobs.run_batch` runs the items concurrently and resumably. A failed stage fails
 only its item. The results go to ``grades.jsonl`` in the job directory, one line per item:
 the metrics of the last graded turn at the top level, every graded turn under ``turns``.

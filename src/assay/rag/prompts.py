@@ -18,7 +18,7 @@ are the ones printed in the RAGAS paper (Es et al., 2023, arXiv:2309.15217, §3)
 Appendix A.1 defines its baselines by.
 
 Every reply is also constrained by a JSON schema (:mod:`assay.rag.schemas`) whose fields mirror
-the format the listing asks for, so the judges layer can validate it and re-ask once.
+the format the listing asks for, so the judges layer can validate it and re-ask (twice by default).
 
 Example:
     >>> print(context_relevance_prompt("Can I drive?", "Driving: wait a week.").splitlines()[-3])

@@ -4,8 +4,11 @@ Two stages, both through :class:`~assay.jobs.StageCaller` (traced, cached, resum
 
 1. **Gold atomisation** (``cia_atomize``): each query's physician criteria become atomic
    keypoints; :func:`sanitize_points` cleans the reply (source index in range, polarity valid or
-   inferred, duplicates dropped). If the stage fails, each criterion becomes one point
-   (:func:`fallback_points`), as the authors' code does.
+   inferred, duplicates dropped). If the model refuses or its reply holds no usable point,
+   each criterion becomes one point (:func:`fallback_points`), as the authors' code does; a
+   call that fails otherwise (transport, timeout, 429, 5xx, a reply still unparsed after the
+   re-asks) fails the query, and the resumed job asks it again, so that a fault never gives
+   gold points that a clean run would not give.
 2. **Verification** (``cia_verify``): per gold point, is it explicitly entailed by any candidate
    criterion? A YES must cite a valid criterion number, else it counts as NO
    (:func:`coverage_decision`).
@@ -32,8 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.errors import AssayError
-from assay.jobs import StageCaller, messages_of
+from assay.jobs import StageCaller, StageError, messages_of
 from assay.rubric import Criterion, Rubric
 from assay.rubric_eval import prompts
 from assay.rubric_eval.released import RubricEntry
@@ -115,7 +117,9 @@ async def atomize(caller: StageCaller, index: str, gold: Sequence[RubricEntry]) 
                                  messages_of(None, prompts.atomize_prompt(index, gold)),
                                  prompts.ATOMIZE_SCHEMA, item_id=f"atoms:{index}",
                                  template_version=prompts.VERSION)
-    except AssayError as exc:
+    except StageError as exc:
+        if not exc.refused:  # a fault, not the model's answer: the query fails (resumed later)
+            raise
         return {"points": [p.model_dump() for p in fallback_points(index, gold)],
                 "fallback": f"atomiser failed: {exc}"}
     points = sanitize_points(index, reply.get("gold_atomic_points") or [], gold)

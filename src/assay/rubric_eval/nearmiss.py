@@ -6,7 +6,9 @@ select_target`); the ``nearmiss_perturb`` stage asks for a single-span edit; a r
 the strict minimal-edit check is asked again (a fresh call, ``attempts`` in all), and when none
 passes a rule fallback (number bump, modal flip) makes the pair. The error type and how the pair
 was made (``llm`` or ``rule``) are recorded. A query whose reference has no rule to apply and
-no valid LLM edit fails with a clear message.
+no valid LLM edit fails with a clear message. A call that fails (after the judges layer's
+retries and re-asks) fails its pair, to be asked again on resume, rather than move on to the
+next attempt: a fault never makes a pair that a clean run would not make. Only a refusal moves on.
 
 Pair file (JSONL, one pair per line; what ``assay nearmiss judge`` reads)::
 
@@ -24,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import AssayError, InputError, Issue
-from assay.jobs import StageCaller, messages_of
+from assay.jobs import StageCaller, StageError, messages_of
 from assay.rubric_eval import prompts
 from assay.rubric_eval.perturb import is_minimal_edit, rule_fallback, select_target
 from assay.rubric_eval.released import Query
@@ -67,7 +69,9 @@ async def build_pair(caller: StageCaller, query: Query, *, attempts: int = 2) ->
             reply = await caller.ask(prompts.PERTURB, messages_of(None, prompt),
                                      prompts.PERTURB_SCHEMA, item_id=query.index,
                                      template_version=f"{prompts.VERSION}/attempt{attempt}")
-        except AssayError:
+        except StageError as exc:  # a refusal is the model's answer: try the next attempt;
+            if not exc.refused:  # a fault fails the pair, and a resumed job asks this call again
+                raise
             continue
         before, after = str(reply["edit_span_before"]), str(reply["edit_span_after"])
         perturbed = str(reply["perturbed_response"]).strip()

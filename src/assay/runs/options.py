@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from assay.errors import AssayError, InputError, Issue
 from assay.grading.fewshot import FewShot
 from assay.grading.grader import GradingConfig, Mode
-from assay.judges.config import JudgeConfig
+from assay.judges.config import MAX_REASKS, JudgeConfig
 from assay.rubric import Rubric
 from assay.scoring import Abstention, Formula
 
@@ -83,6 +83,9 @@ class RunOptions(BaseModel):
     aggregation: Annotated[str, Flag("--aggregate")] = "majority,ordinal=mean,nominal=mode"
     abstention: Annotated[str, Flag("--abstain")] = "skip"  # skip | zero | partial[:F] | fail
     formula: Annotated[Formula, Flag("--formula")] = "autorubric"
+    # re-asks of a reply that does not parse, for every judge (None: each judge's own, 2)
+    max_reasks: Annotated[int | None, Field(ge=0, le=MAX_REASKS, strict=True),
+                          Flag("--max-reasks")] = None
     # operational: how this session runs (may change on resume)
     run_dir: Annotated[str | None, _operational("--run-dir")] = None
     budget_usd: Annotated[float | None, Field(ge=0), _operational("--budget")] = None
@@ -230,9 +233,9 @@ def _message(error: Any, cause: Any, name: str | None) -> str:
     annotation = RunOptions.model_fields[name].annotation if name in RunOptions.model_fields else None
     if cause is not None:
         return str(cause)
-    if kind in ("greater_than_equal", "greater_than"):
-        bound = error["ctx"].get("ge", error["ctx"].get("gt"))
-        sign = ">=" if kind == "greater_than_equal" else ">"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal"):
+        bound = error["ctx"].get("ge", error["ctx"].get("gt", error["ctx"].get("le")))
+        sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<="}[kind]
         number = "a whole number" if int in (annotation, *get_args(annotation)) else "a number"
         return f"expected {number} {sign} {bound:g}, got {value!r}"
     if kind.startswith("int_"):

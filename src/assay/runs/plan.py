@@ -80,6 +80,27 @@ def judge_entry(config: Any, weight: float) -> dict[str, Any]:
     return {"id": config.judge_id, "weight": weight, "spec": settings["spec"], "settings": settings}
 
 
+def with_later_defaults(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored run config with the judge settings added to Assay since the run was made set to
+    their defaults (what such a run used), so that resuming it is not refused as changed.
+
+    >>> old = {"judges": [{"id": "j", "settings": {"spec": "s", "reask": True}}]}
+    >>> with_later_defaults(old)["judges"][0]["settings"]["max_reasks"]
+    2
+    """
+    from assay.judges.config import JudgeConfig
+
+    defaults = {name: field.default for name, field in JudgeConfig.model_fields.items()
+                if isinstance(field.default, (bool, int, float, str))}
+    judges = stored.get("judges")
+    if not isinstance(judges, list):
+        return stored
+    return {**stored, "judges": [
+        {**entry, "settings": {**defaults, **entry["settings"]}}
+        if isinstance(entry, dict) and isinstance(entry.get("settings"), dict) else entry
+        for entry in judges]}
+
+
 def sources_of(source: ItemSource, options: RunOptions, judge_configs: list[Any]) -> dict[str, Any]:
     """Where to find the inputs again on ``--resume RUN`` (paths; not part of the hash): the
     source's paths and every config field of ``options``."""
@@ -103,6 +124,8 @@ def _judge_configs(options: RunOptions, grading: GradingConfig) -> list[Any]:
         raise ConfigError("no judge: give at least one --judge SPEC")
     defaults = grading.sampling_defaults()
     configs = [_with_sampling_defaults(c, defaults) for c in configs]
+    if options.max_reasks is not None:  # --max-reasks: every judge's
+        configs = [c.model_copy(update={"max_reasks": options.max_reasks}) for c in configs]
     seen: dict[str, int] = {}
     unique = []
     for config in configs:  # the same judge twice (a same-model ensemble) gets #2, #3 ...

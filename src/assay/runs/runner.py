@@ -37,7 +37,7 @@ from assay.runs.labels import store_labels
 from assay.runs.lock import RunLock
 from assay.runs.manifest import config_changes, write_manifest
 from assay.runs.options import RunOptions
-from assay.runs.plan import plan_run, sources_of
+from assay.runs.plan import plan_run, sources_of, with_later_defaults
 from assay.runs.results import RunScores, Scoring
 from assay.runs.session_scores import SessionScores
 from assay.runs.sources import ItemSource
@@ -120,8 +120,9 @@ def _restored_judge(settings: dict[str, Any], config_file: str | None, run: str 
 
 def refuse_changed_config(run: str | Path, stored: dict[str, Any], config: dict[str, Any]) -> None:
     """A :class:`ConfigError` listing the settings of ``config`` that differ from those the
-    run ``run`` was made with (``stored``): a run is resumed with its own config only."""
-    changes = config_changes(stored, config)
+    run ``run`` was made with (``stored``): a run is resumed with its own config only. A
+    setting added since the run was made counts at its default."""
+    changes = config_changes(with_later_defaults(stored), config)
     if changes:
         raise ConfigError(
             f"{run}: refusing to resume with a different config; changed:\n  "
@@ -158,9 +159,11 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     check_options(options)  # fail before any work on a bad setting
     plan = plan_run(source, options)
     judge_configs, grading, pools, config = plan.judge_configs, plan.grading, plan.pools, plan.config
+    seen_latencies: dict[str, list[float]] = {}  # a resumed run's, by judge
     if resume is not None:  # a store that cannot be written is refused here, before any call
         store = RunStore.open(resume, write=True)
         stored = store.config()
+        seen_latencies = {c.judge_id: store.reply_latencies(c.judge_id) for c in judge_configs}
         store.close()
         refuse_changed_config(resume, stored, config)
     else:
@@ -174,6 +177,8 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
         cache = ResponseCache(options.cache_path)
     weights = plan.weights
     judges = [make_judge(c, cache=cache, budget=budget) for c in judge_configs]
+    for judge in judges:  # resumed: the attempt timeouts start fitted, not at the 60 s ceiling
+        judge.timeouts.seed(seen_latencies.get(judge.id, ()))
     if options.concurrency:  # requests in flight to each judge (operational: not in the config)
         for judge in judges:
             judge.limiter.set_max_in_flight(options.concurrency)

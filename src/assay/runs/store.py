@@ -467,6 +467,17 @@ class RunStore:
         return [x for (x,) in self.db.execute(
             "SELECT latency_s FROM calls WHERE cached = 0 AND latency_s IS NOT NULL")]
 
+    def reply_latencies(self, judge: str, last: int = 256) -> list[float]:
+        """The latencies of ``judge``'s last ``last`` calls answered at the first attempt and
+        not from the cache, oldest first: what a resumed run seeds its attempt timeouts with
+        (:meth:`assay.judges.timeouts.AttemptTimeouts.seed`)."""
+        self._flush_held()
+        rows = self.db.execute(
+            "SELECT latency_s FROM calls WHERE judge = ? AND status = 'ok' AND cached = 0 "
+            "AND attempts = 1 AND latency_s IS NOT NULL ORDER BY finished_at DESC LIMIT ?",
+            (judge, last)).fetchall()
+        return [x for (x,) in reversed(rows)]
+
     def item_durations(self) -> list[float]:
         self._flush_held()
         return [b - a for a, b in self.db.execute(

@@ -1,8 +1,16 @@
 """Scripted trouble for the fake judge: latency distributions and injected faults.
 
-Faults come from a ``script`` (one entry per request, in arrival order; ``None`` or ``"ok"``
-means a normal reply) and, after the script runs out, from per-request probabilities drawn
-from the server's seeded generator.
+Faults come from ``at`` (faults for the requests of fixed calls, whatever the order calls
+arrive in: see below), then a ``script`` (one entry per request, in arrival order; ``None`` or
+``"ok"`` means a normal reply) and, after the script runs out, from per-request probabilities
+drawn from the server's seeded generator.
+
+``at`` maps a substring of a request's prompt text (or a tuple of substrings that must all
+occur) to the faults of the requests that contain it, in turn; the first key that matches
+takes the request. The attempts of one call (its retries, its re-asks, which repeat the
+prompt) arrive one after another, so a key that names one call faults exactly its first
+attempts, however many calls run concurrently: a test can fault fixed calls of a concurrent
+job and get the same outcome every time.
 
 Fault names:
 ``rate_limit`` (429 with Retry-After), ``server_error`` (500), ``timeout`` (no reply until the
@@ -19,12 +27,15 @@ Example:
     ['rate_limit', None, 'server_error']
     >>> Latency.uniform(0.01, 0.02).sample(rng) <= 0.02
     True
+    >>> fixed = Faults(at={("route", "bee"): ["server_error", "malformed"]})
+    >>> [fixed.next(rng, t) for t in ("route: bee", "draft: bee", "route: bee", "route: bee")]
+    ['server_error', None, 'malformed', None]
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 FAULTS = ("rate_limit", "server_error", "timeout", "malformed", "truncated", "fenced",
@@ -46,14 +57,25 @@ class Faults:
     retry_after: float | None = 1.0
     retry_after_ms: bool = False
     hang_s: float = 30.0
+    at: Mapping[str | tuple[str, ...], Sequence[str | None]] = field(default_factory=dict)
     _position: int = field(default=0, repr=False)
+    _at_positions: dict[str | tuple[str, ...], int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        for name in self.script:
+        for name in [*self.script, *(n for names in self.at.values() for n in names)]:
             if name not in (None, "ok") and name not in FAULTS:
                 raise ValueError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
 
-    def next(self, rng: random.Random) -> str | None:
+    def next(self, rng: random.Random, text: str = "") -> str | None:
+        """The fault of the next request (``text``: its prompt, which ``at`` is matched on)."""
+        for key, names in self.at.items():
+            if all(part in text for part in ((key,) if isinstance(key, str) else key)):
+                position = self._at_positions.get(key, 0)
+                if position < len(names):
+                    self._at_positions[key] = position + 1
+                    name = names[position]
+                    return None if name == "ok" else name
+                break  # this call's faults are spent: it gets the others' (none, usually)
         if self._position < len(self.script):
             name = self.script[self._position]
             self._position += 1

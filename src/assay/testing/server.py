@@ -356,7 +356,7 @@ class FakeJudgeServer:
         else:
             views = parse_prompt(text_in)
             answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
-        fault = self.faults.next(self._rng)
+        fault = self.faults.next(self._rng, text_in)
         delay = self.latency.sample(self._rng)
         self._record(request, body, views, answers, fault,
                      stage_request.stage if stage_request is not None else None)
