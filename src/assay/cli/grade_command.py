@@ -174,7 +174,7 @@ def _finish(report, args: dict[str, Any]) -> None:
                   "--aggregate ... --abstain ...)", highlight=False)
     if report.issues:
         print_issues(report.issues)
-    resume = getattr(report, "resume_command", f"assay grade --resume {report.run_dir}")
+    resume = report.resume_command or f"assay grade --resume {report.run_dir}"
     if report.status == "budget":
         stderr().print(f"budget reached: resume with a larger --budget: {resume} --budget USD",
                        highlight=False)

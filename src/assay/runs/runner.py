@@ -65,6 +65,7 @@ class RunReport:
     # (items lacking verdicts, failed calls, the commonest error): see assay.runs.status
     missing: tuple[int, int, str | None] = (0, 0, None)
     extra_json: dict[str, Any] = field(default_factory=dict)  # more for --json (e.g. routing)
+    resume_command: str | None = None  # how to resume it, when not `assay grade --resume RUN`
 
 
 def restore(run: str | Path, operational: RunOptions | None = None) -> tuple[ItemSource, RunOptions]:
