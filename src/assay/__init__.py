@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     from assay.rubric import Option as Option
     from assay.rubric import Rubric as Rubric
     from assay.rubric import Taxonomy as Taxonomy
+    from assay.sampling import asample as asample
+    from assay.sampling import sample as sample
     from assay.verdict import Decision as Decision
     from assay.verdict import Verdict as Verdict
 
@@ -31,6 +33,8 @@ _LAZY = {
     "agenerate": "assay.generate",
     "generate": "assay.generate",
     "grade": "assay.api",
+    "asample": "assay.sampling",
+    "sample": "assay.sampling",
     "Criterion": "assay.rubric",
     "CriterionKind": "assay.rubric",
     "Item": "assay.item",

@@ -25,6 +25,7 @@ from assay.cli import report as _report  # noqa: F401  report
 from assay.cli import review as _review  # noqa: F401  review
 from assay.cli import route as _route  # noqa: F401  route run, route eval
 from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, refine, rubric stats
+from assay.cli import sample as _sample  # noqa: F401  sample
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run

@@ -85,6 +85,10 @@ def fake_judge(
     stages: Path | None = typer.Option(None, "--stages", help="JSON/YAML {stage: reply} answering non-grading calls by schema name."),
     rubric: list[Path] | None = typer.Option(None, "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
                                       "MET/UNMET should answer (highest/lowest-valued option)."),
+    models: list[str] | None = typer.Option(None, "--model", help="Also play a model under test "
+                                            "of this name: NAME (answers quote the question) or "
+                                            "NAME=FILE (YAML/JSON {answers: {TEXT: ANSWER}, "
+                                            "default: ANSWER}). Repeatable."),
 ) -> None:
     """Run the fake OpenAI-compatible (and Anthropic) judge server until Ctrl+C or SIGTERM.
 
@@ -99,7 +103,7 @@ def fake_judge(
 
     latency = (Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000, (latency_ms + jitter_ms) / 1000)
                if jitter_ms else latency_ms / 1000)
-    from assay.errors import InputError
+    from assay.errors import ConfigError, InputError
 
     try:
         server = FakeJudgeServer(
@@ -109,8 +113,9 @@ def fake_judge(
                           malformed=malformed, retry_after=retry_after),
             port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
             keep_log=False, stages=stages, rubrics=rubric or None,
+            models=_model_scripts(models or []),
         )
-    except InputError as exc:
+    except (InputError, ConfigError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
 
@@ -119,6 +124,9 @@ def fake_judge(
         stop = stop_on_signals()  # before saying it listens: a signal sent then is not lost
         typer.echo(f"fake judge listening on {server.base_url}  (spec: openai-compatible:fake@{server.base_url})", err=True)
         typer.echo(f"a stand-in that answers by rule (--policy {policy}), not a model", err=True)
+        for name in server.models:
+            typer.echo(f"model under test {name!r}: openai-compatible:{name}@{server.base_url}",
+                       err=True)
         try:
             await stop.wait()
         finally:
@@ -175,3 +183,17 @@ def judges_estimate(
     dollars = f"${est.usd:,.4f}" if est.priced else "unknown (no price for this model)"
     typer.echo(f"{est.n_calls} calls to {model}: {est.prompt_tokens:,} prompt + "
                f"{est.completion_tokens:,} completion tokens, {dollars}")
+
+
+def _model_scripts(options: list[str]) -> dict[str, object]:
+    """``--model NAME`` / ``--model NAME=FILE`` as model scripts by name."""
+    from assay.errors import ConfigError
+    from assay.testing.models import ModelScript, as_model_scripts
+
+    scripts: dict[str, object] = {}
+    for option in options:
+        name, _, path = option.partition("=")
+        if not name:
+            raise ConfigError(f"--model {option!r}: give NAME or NAME=FILE")
+        scripts[name] = as_model_scripts({name: path})[name] if path else ModelScript()
+    return scripts

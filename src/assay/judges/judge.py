@@ -27,9 +27,10 @@ from assay.judges.anthropic import AnthropicWire
 from assay.judges.budget import Budget
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.config import JudgeConfig
+from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import SERVER_MODES, mode_chain
-from assay.judges.openai_compat import OpenAIWire, WireReply
+from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
 from assay.judges.secrets import redact, redact_data
@@ -115,7 +116,7 @@ class Judge:
         await self._transport.aclose()
 
     def cache_key(self, request: JudgeRequest) -> str:
-        return cache_key({
+        fields = {
             "endpoint": self.config.base_url,
             "wire": self.config.wire,
             "model": self.model,
@@ -124,7 +125,10 @@ class Judge:
             "schema": request.schema,
             "schema_name": request.schema_name,
             "template_version": request.template_version,
-        })
+        }
+        if request.text:  # only then: every key of a structured request stays as it was
+            fields.update(text=True, sample=request.sample)
+        return cache_key(fields)
 
     async def check(self, timeout_s: float = 5.0) -> None:
         """Preflight: one real request to the endpoint's completion path, outside the cache
@@ -206,6 +210,10 @@ class Judge:
             if isinstance(outcome, _Failed):
                 return self._finish(request, None, outcome.raw_text, usage, attempts, started,
                                     outcome.failure, key)
+            if request.text:
+                data, failure = text_answer(outcome)
+                return self._finish(request, data, outcome.text, usage, attempts, started,
+                                    failure, key)
             if outcome.refusal:
                 return self._finish(request, None, outcome.text or outcome.refusal, usage, attempts,
                                     started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)), key)
@@ -282,9 +290,11 @@ class Judge:
             if problem is not None:
                 return _Failed(problem, ""), attempts, Usage()
         while True:
-            mode = self._modes[0]
+            mode = TEXT_MODE if request.text else self._modes[0]
             body = self._wire.build_body(self.config, messages, request.schema,
                                          request.schema_name, mode)
+            if request.sample and "seed" in body:
+                body["seed"] += request.sample
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0
             sent_in = await limiter.acquire(estimate, retry=attempts > 0)
             budget = self.budget
@@ -312,7 +322,8 @@ class Judge:
                         limiter.record_success(estimate, reply.usage.total_tokens)
                         return reply, attempts, reply.usage
                     failure = reply
-                elif self._wire.rejects_mode(result.status, result.body) and len(self._modes) > 1:
+                elif (not request.text and len(self._modes) > 1
+                      and self._wire.rejects_mode(result.status, result.body)):
                     log.info("judge %s: endpoint rejected %s replies; falling back", self.id, mode)
                     self._modes = self._modes[1:]
                     continue
