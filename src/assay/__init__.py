@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     # "X as X" marks a re-export (PEP 484), so linters do not call these imports unused.
     from assay.api import agrade as agrade
     from assay.api import grade as grade
+    from assay.evaluation import aevaluate as aevaluate
+    from assay.evaluation import evaluate as evaluate
     from assay.generate import agenerate as agenerate
     from assay.generate import generate as generate
     from assay.item import Item as Item
@@ -30,6 +32,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "agrade": "assay.api",
+    "aevaluate": "assay.evaluation",
+    "evaluate": "assay.evaluation",
     "agenerate": "assay.generate",
     "generate": "assay.generate",
     "grade": "assay.api",
