@@ -107,3 +107,81 @@ def test_the_cli_prints_the_metrics_writes_json_and_exits_5_under_fail_under(tmp
     assert done.returncode == 5, done.stderr
     assert "overall_score" in done.stdout and "below --fail-under 0.5" in done.stderr
     assert json.loads((tmp_path / "m.json").read_text())["overall_score"] < 0.5
+
+
+async def test_two_conditions_are_two_evals_compared_with_paired_tests(serve, tmp_path):
+    def answer(messages):
+        return "a good answer" if messages[0]["role"] == "system" else "a bad answer"
+
+    server = await serve(policy=good_answers_met, models={"bot": ModelScript(default=answer)})
+    result = await aevaluate(EXAMPLES, healthbench=True, run_dir=tmp_path / "ev",
+                             condition=["none", "single-axis"],
+                             model=f"openai-compatible:bot@{server.base_url}",
+                             judges=[f"openai-compatible:fake@{server.base_url}"])
+    assert result.stage == "done" and set(result.conditions) == {"none", "single-axis"}
+    none, prompted = result.conditions["none"], result.conditions["single-axis"]
+    assert none.metrics["overall_score"] < prompted.metrics["overall_score"]
+    assert result.comparison.n_items == 5
+    assert result.comparison.mean_difference.value == pytest.approx(
+        result.comparison.mean_a.value - result.comparison.mean_b.value)
+    saved = json.loads((tmp_path / "ev" / "comparison.json").read_text())
+    assert saved["conditions"] == ["none", "single-axis"] and "comparison" in saved
+    server.reset()
+    again = await aevaluate(resume=tmp_path / "ev")
+    assert again.comparison == result.comparison and server.requests == []
+
+
+async def test_the_handbook_condition_renders_the_taxonomy_as_the_system_prompt(serve, tmp_path):
+    from assay.io import read_taxonomy
+    from assay.routing.data import STARTER_TAXONOMY
+    from assay.sampling import asample, render_handbook
+
+    server = await serve(models={"bot": ModelScript()})
+    await asample(EXAMPLES, model=f"openai-compatible:bot@{server.base_url}",
+                  out=tmp_path / "r.jsonl", condition="handbook", taxonomy="starter")
+    system = server.requests[0]["body"]["messages"][0]
+    assert system == {"role": "system",
+                      "content": render_handbook(read_taxonomy(STARTER_TAXONOMY))}
+    assert "## Medical skills" in system["content"]
+
+
+async def test_the_adaptive_condition_uses_each_items_own_selection(serve, tmp_path):
+    from assay.bank.shipped import load_bank
+    from assay.bank.system_prompt import system_prompt
+    from assay.sampling import asample
+
+    bank = load_bank("health-score")
+    ids = [json.loads(line)["prompt_id"] for line in EXAMPLES.read_text().splitlines()]
+    picks = {pid: [bank.criteria[i].id, bank.criteria[i + 1].id] for i, pid in enumerate(ids)}
+    selection = tmp_path / "sel.jsonl"
+    selection.write_text("".join(json.dumps({"item_id": k, "selected": v}) + "\n"
+                                 for k, v in picks.items()))
+    server = await serve(models={"bot": ModelScript()})
+    await asample(EXAMPLES, model=f"openai-compatible:bot@{server.base_url}",
+                  out=tmp_path / "r.jsonl", condition="health-score-adaptive",
+                  selection=selection, concurrency=1)
+    sent = {r["body"]["messages"][0]["content"] for r in server.requests}
+    expected = {system_prompt("health-score-adaptive", [bank.criterion(c) for c in v])
+                for v in picks.values()}
+    assert sent == expected and len(sent) == 5
+
+
+async def test_an_item_without_an_adaptive_selection_is_refused_before_any_call(serve, tmp_path):
+    from assay.errors import InputError
+    from assay.sampling import asample
+
+    selection = tmp_path / "sel.jsonl"
+    selection.write_text(json.dumps({"item_id": "other", "selected": ["hs-01"]}) + "\n")
+    server = await serve(models={"bot": ModelScript()})
+    with pytest.raises(InputError, match="no selection for this item"):
+        await asample(EXAMPLES, model=f"openai-compatible:bot@{server.base_url}",
+                      out=tmp_path / "r.jsonl", condition="health-score-adaptive",
+                      selection=selection)
+    assert server.requests == []
+
+
+def test_an_option_the_condition_does_not_use_is_refused():
+    from assay.sampling import system_prompts
+
+    with pytest.raises(ConfigError, match="--taxonomy is not used by --condition single-axis"):
+        system_prompts(condition="single-axis", taxonomy="starter")

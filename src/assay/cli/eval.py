@@ -38,9 +38,16 @@ def eval_command(
                                              "model under test (sample k: seed + k)."),
     reasoning_effort: str | None = typer.Option(None, "--reasoning-effort"),
     system: Path | None = typer.Option(None, "--system", help="System prompt file."),
-    condition: str | None = typer.Option(None, "--condition", help="none | single-axis | "
-                                         "multi-axes | health-score."),
+    condition: list[str] | None = typer.Option(None, "--condition", help="A named system prompt "
+                                               "(twice: compare two, paired tests): none, "
+                                         "single-axis, multi-axes, health-score, "
+                                         "health-score-adaptive (--selection), handbook "
+                                         "(--taxonomy)."),
     bank: Path | None = typer.Option(None, "--bank", help="Bank of --condition health-score."),
+    selection: Path | None = typer.Option(None, "--selection", help="Selections JSONL of "
+                                          "assay bank select (health-score-adaptive)."),
+    taxonomy: str | None = typer.Option(None, "--taxonomy", help="starter or a taxonomy file "
+                                        "(handbook)."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD "
                                         "(each stage)."),
@@ -69,7 +76,8 @@ def eval_command(
             items, model=model, judges=judge, rubric=rubric, healthbench=healthbench,
             run_dir=run_dir, resume=resume, n=n, examples=examples, seed=seed,
             temperature=temperature, max_tokens=max_tokens, sampling_seed=sampling_seed,
-            reasoning_effort=reasoning_effort, system=system, condition=condition, bank=bank,
+            reasoning_effort=reasoning_effort, system=system, condition=condition or None, bank=bank, selection=selection,
+            taxonomy=taxonomy,
             config_file=config, budget=budget, concurrency=concurrency, cache=cache,
             report=not no_report, progress=not quiet)
     except (AssayError, OSError, ValueError) as exc:

@@ -29,10 +29,15 @@ def sample(
     system: Path | None = typer.Option(None, "--system", help="A file whose text is the system "
                                        "prompt put before each conversation."),
     condition: str | None = typer.Option(None, "--condition", help="A named system prompt: none, "
-                                         "single-axis, multi-axes, health-score (Health-SCORE "
-                                         "§3.5)."),
+                                         "single-axis, multi-axes, health-score, "
+                                         "health-score-adaptive (--selection), handbook "
+                                         "(--taxonomy)."),
     bank: Path | None = typer.Option(None, "--bank", help="The bank of --condition health-score "
                                      "(default: the shipped Health-SCORE bank)."),
+    selection: Path | None = typer.Option(None, "--selection", help="Selections JSONL of "
+                                          "assay bank select (health-score-adaptive)."),
+    taxonomy: str | None = typer.Option(None, "--taxonomy", help="starter or a taxonomy file "
+                                        "(handbook)."),
     output_format: str = typer.Option("auto", "--format", help="auto | healthbench | items "
                                       "(auto: HealthBench lines for HealthBench input)."),
     job_dir: Path | None = typer.Option(None, "--job-dir", help="Job folder (default OUT.job); "
@@ -59,7 +64,8 @@ def sample(
         result = run_sync(asample(
             items, model=model, out=out, job_dir=job_dir, n=n, temperature=temperature,
             max_tokens=max_tokens, seed=seed, reasoning_effort=reasoning_effort, system=system,
-            condition=condition, bank=bank, output_format=output_format, budget=budget,
+            condition=condition, bank=bank, selection=selection,
+            taxonomy=taxonomy, output_format=output_format, budget=budget,
             concurrency=concurrency, cache=cache, config_file=config, progress=not quiet))
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)

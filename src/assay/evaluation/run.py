@@ -14,6 +14,11 @@ An eval run is one directory (``--run-dir``)::
 stopped: no finished model or judge call is made again. A stage that ends incomplete stops
 the eval there (fail closed: no metrics over the answers that happened to arrive).
 
+Two conditions (``condition=["none", "health-score"]``, ``--condition`` twice) make two evals
+of the same items, ``RUN/none/`` and ``RUN/health-score/``, compared with the paired tests of
+``assay compare`` on per-prompt scores (a prompt's mean over its samples):
+``RUN/comparison.json``.
+
 ``--examples N --seed S`` evaluates N items drawn as simple-evals draws them
 (``random.Random(S).sample(examples, N)``; S = 0 by default, simple-evals' own), so the same
 N gives the same prompts in both.
@@ -44,7 +49,7 @@ from assay.errors import ConfigError, InputError, Issue
 
 SETTINGS = ("items", "healthbench", "rubric", "model", "judges", "n", "examples", "seed",
             "temperature", "max_tokens", "sampling_seed", "reasoning_effort", "system",
-            "condition", "bank", "config_file")
+            "condition", "bank", "selection", "taxonomy", "config_file")
 
 
 @dataclass
@@ -60,6 +65,8 @@ class EvalResult:
     graded: Any = None
     report_path: Path | None = None
     wall_s: float = 0.0
+    conditions: dict[str, EvalResult] = field(default_factory=dict)
+    comparison: Any = None  # a ScoreComparison of the two conditions (first minus second)
 
 
 async def aevaluate(
@@ -79,8 +86,10 @@ async def aevaluate(
     sampling_seed: int | None = None,
     reasoning_effort: str | None = None,
     system: str | Path | None = None,
-    condition: str | None = None,
+    condition: str | list[str] | None = None,
     bank: str | Path | None = None,
+    selection: str | Path | None = None,
+    taxonomy: str | Path | None = None,
     config_file: str | Path | None = None,
     budget: float | None = None,
     concurrency: int | None = None,
@@ -99,6 +108,14 @@ async def aevaluate(
     from assay.sampling import asample
 
     started = time.perf_counter()
+    if isinstance(condition, (list, tuple)):
+        if len(condition) == 1:
+            condition = condition[0]
+        else:
+            args = {k: v for k, v in locals().items() if k in _EVAL_ARGS}
+            return await _two_conditions(list(condition), args, started)
+    if resume is not None and (Path(resume) / "comparison.json").exists():
+        return await _two_conditions([], {"resume": resume}, started)
     if resume is not None:
         root = Path(resume)
         settings = _read_settings(root)
@@ -114,7 +131,8 @@ async def aevaluate(
                     "seed": seed, "temperature": temperature, "max_tokens": max_tokens,
                     "sampling_seed": sampling_seed, "reasoning_effort": reasoning_effort,
                     "system": str(Path(system).resolve()) if system is not None else None,
-                    "condition": condition, "bank": str(bank) if bank is not None else None,
+                    "condition": condition, "bank": _path_or_name(bank),
+                    "selection": _path_or_name(selection), "taxonomy": _path_or_name(taxonomy),
                     "config_file": str(config_file) if config_file is not None else None}
         _start(root, settings)
     s = settings
@@ -123,7 +141,8 @@ async def aevaluate(
         job_dir=root / "sample", n=s["n"], temperature=s["temperature"],
         max_tokens=s["max_tokens"], seed=s["sampling_seed"],
         reasoning_effort=s["reasoning_effort"], system=s["system"], condition=s["condition"],
-        bank=s["bank"], output_format="healthbench" if s["healthbench"] else "items",
+        bank=s["bank"], selection=s.get("selection"), taxonomy=s.get("taxonomy"),
+        output_format="healthbench" if s["healthbench"] else "items",
         budget=budget, concurrency=concurrency, cache=cache, config_file=s["config_file"],
         progress=progress)
     result = EvalResult(root, sampled.status, "sample", sampled=sampled)
@@ -156,6 +175,61 @@ async def aevaluate(
         result.report_path = write_report([grade_dir], root / "report.html")
     result.stage = "done"
     return _finish(result, started)
+
+
+_EVAL_ARGS = ("items", "model", "judges", "rubric", "healthbench", "run_dir", "resume", "n",
+              "examples", "seed", "temperature", "max_tokens", "sampling_seed",
+              "reasoning_effort", "system", "bank", "selection", "taxonomy", "config_file",
+              "budget", "concurrency", "cache", "report", "progress")
+
+
+async def _two_conditions(conditions: list[str], args: dict[str, Any], started: float
+                          ) -> EvalResult:
+    """An eval per condition in ``RUN/CONDITION/``, then paired tests between the two."""
+    from assay.metrics.compare import compare_scores
+
+    resume = args.get("resume")
+    if resume is not None:
+        root = Path(resume)
+        conditions = json.loads((root / "comparison.json").read_text())["conditions"]
+        runs = {c: await aevaluate(resume=root / c) for c in conditions}
+    else:
+        if len(conditions) != 2 or len(set(conditions)) != 2:
+            raise ConfigError(f"--condition: give one, or two different ones to compare "
+                              f"({', '.join(conditions)})")
+        if args.get("run_dir") is None:
+            raise ConfigError("give --run-dir DIR (the eval's directory)")
+        root = Path(args["run_dir"])
+        root.mkdir(parents=True, exist_ok=True)
+        marker = root / "comparison.json"
+        if not marker.exists():
+            marker.write_text(json.dumps({"conditions": conditions}) + "\n", encoding="utf-8")
+        runs = {c: await aevaluate(**{**args, "run_dir": root / c, "condition": c})
+                for c in conditions}
+    first, second = (runs[c] for c in conditions)
+    unfinished = next((r for r in runs.values() if r.stage != "done"), None)
+    result = EvalResult(root, "complete" if unfinished is None else unfinished.status,
+                        "done" if unfinished is None else unfinished.stage, conditions=runs)
+    if unfinished is None:
+        result.comparison = compare_scores(_per_prompt(first.graded.scores),
+                                           _per_prompt(second.graded.scores))
+        result.metrics = {c: r.metrics for c, r in runs.items()}
+        (root / "comparison.json").write_text(json.dumps({
+            "conditions": conditions, "metrics": result.metrics,
+            "comparison": result.comparison.model_dump(mode="json")}, indent=2) + "\n",
+            encoding="utf-8")
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def _per_prompt(scores: dict[str, float | None]) -> dict[str, float | None]:
+    """Each prompt's mean score over its samples (``PROMPT#K`` ids), for paired tests."""
+    grouped: dict[str, list[float | None]] = {}
+    for item_id, score in scores.items():
+        prompt, hash_, number = item_id.rpartition("#")
+        grouped.setdefault(prompt if hash_ and number.isdigit() else item_id, []).append(score)
+    return {k: None if any(v is None for v in vs) else sum(v for v in vs if v is not None)
+            / len(vs) for k, vs in grouped.items()}
 
 
 def evaluate(items: Any = None, **kwargs: Any) -> EvalResult:
@@ -198,6 +272,13 @@ def _start(root: Path, settings: dict[str, Any]) -> None:
     root.mkdir(parents=True, exist_ok=True)
     (root / "items.jsonl").write_text("".join(line + "\n" for line in chosen), encoding="utf-8")
     settings_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+
+
+def _path_or_name(value: str | Path | None) -> str | None:
+    """A file as its absolute path (a resume may run elsewhere); a built-in name as it is."""
+    if value is None:
+        return None
+    return str(Path(value).resolve()) if Path(value).exists() else str(value)
 
 
 def _read_settings(root: Path) -> dict[str, Any]:

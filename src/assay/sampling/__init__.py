@@ -5,8 +5,13 @@ from a file or a named condition (:mod:`assay.sampling.conditions`). The output 
 ``assay grade --responses``.
 """
 
-from assay.sampling.conditions import SAMPLING_CONDITIONS, resolve_system_prompt
+from assay.sampling.conditions import (
+    SAMPLING_CONDITIONS,
+    SystemPrompts,
+    render_handbook,
+    system_prompts,
+)
 from assay.sampling.job import SampleResult, asample, sample, sample_id, write_samples
 
-__all__ = ["SAMPLING_CONDITIONS", "SampleResult", "asample", "resolve_system_prompt", "sample",
-           "sample_id", "write_samples"]
+__all__ = ["SAMPLING_CONDITIONS", "SampleResult", "SystemPrompts", "asample", "render_handbook",
+           "sample", "sample_id", "system_prompts", "write_samples"]

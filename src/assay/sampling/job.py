@@ -95,6 +95,8 @@ async def asample(
     system: str | Path | None = None,
     condition: str | None = None,
     bank: str | Path | None = None,
+    selection: str | Path | None = None,
+    taxonomy: str | Path | None = None,
     output_format: str = "auto",
     budget: float | None = None,
     concurrency: int | None = None,
@@ -108,15 +110,15 @@ async def asample(
     :class:`~assay.item.Item`. ``model``: a judge spec (``openai:gpt-4.1``,
     ``openai-compatible:M@URL``, a named ``[judges.NAME]`` of ``assay.toml``); ``temperature``,
     ``max_tokens``, ``seed`` and ``reasoning_effort`` override its config. ``system``: a file
-    whose text is the system prompt, or ``condition``: a named one
-    (:mod:`assay.sampling.conditions`). ``n``: samples per item (sample ``k`` is sent with
+    whose text is the system prompt, or ``condition``: a named one, with the ``bank``,
+    ``selection`` or ``taxonomy`` it renders (:mod:`assay.sampling.conditions`). ``n``: samples per item (sample ``k`` is sent with
     ``seed + k`` when a seed is set).
     """
     from assay.bank.system_prompt import with_system_prompt
     from assay.jobs import JobDir, StageCaller, StageError, run_batch
     from assay.judges import check_judges
     from assay.judges.secrets import redact, redact_data
-    from assay.sampling.conditions import resolve_system_prompt
+    from assay.sampling.conditions import system_prompts
 
     started = time.perf_counter()
     if n < 1:
@@ -128,7 +130,10 @@ async def asample(
     loaded, fingerprint, fmt = _read_items(items)
     if output_format == "auto":
         output_format = "healthbench" if fmt == "healthbench" else "items"
-    system_text = resolve_system_prompt(condition=condition, system_file=system, bank=bank)
+    prompts = system_prompts(condition=condition, system_file=system, bank=bank,
+                             selection=selection, taxonomy=taxonomy)
+    for item in loaded:  # every item has its system prompt (an adaptive selection) before a call
+        prompts.for_item(item.id)
     judge = _model_judge(model, config_file=config_file, temperature=temperature,
                          max_tokens=max_tokens, seed=seed, reasoning_effort=reasoning_effort,
                          concurrency=concurrency, cache=cache, budget=budget)
@@ -136,7 +141,7 @@ async def asample(
     job = JobDir.open(Path(job_dir) if job_dir is not None else Path(f"{out}.job"), kind="sample",
                       config={"model": redact(model), "params": params, "n": n,
                               "items": fingerprint, "condition": condition or "none",
-                              "system_sha256": _sha256(system_text)})
+                              "system_sha256": prompts.fingerprint})
     try:
         await check_judges([judge])
     except BaseException:
@@ -146,7 +151,8 @@ async def asample(
     caller = StageCaller(judge, job.store)
 
     async def answer_all(item: Item) -> dict[str, Any]:
-        messages = with_system_prompt([m.model_dump() for m in item.messages], system_text)
+        messages = with_system_prompt([m.model_dump() for m in item.messages],
+                                      prompts.for_item(item.id))
         answers = await asyncio.gather(
             *(caller.answer(STAGE, messages, item_id=item.id, sample=k) for k in range(n)),
             return_exceptions=True)  # every sample is tried (and stored) even if one fails
@@ -260,7 +266,3 @@ async def _close(judge: Any) -> None:
     await judge.aclose()
     if cache is not None:
         cache.close()
-
-
-def _sha256(text: str | None) -> str | None:
-    return hashlib.sha256(text.encode()).hexdigest() if text is not None else None
