@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from grade_end_to_end import (  # noqa: E402  the benchmark helpers, one copy
+from grade_end_to_end import (
     ASSAY,
     bare_client,
     compile_sources,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from tests.judges.helpers import FAST_RETRY
+
 from assay.judges import JudgeRequest, make_judge
 from assay.testing import Faults, ModelScript
-
-from tests.judges.helpers import FAST_RETRY
 
 QUESTION = ({"role": "user", "content": "I was stung by a bee. What now?"},)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -185,12 +186,12 @@ def judges_estimate(
                f"{est.completion_tokens:,} completion tokens, {dollars}")
 
 
-def _model_scripts(options: list[str]) -> dict[str, object]:
+def _model_scripts(options: list[str]) -> dict[str, Any]:
     """``--model NAME`` / ``--model NAME=FILE`` as model scripts by name."""
     from assay.errors import ConfigError
     from assay.testing.models import ModelScript, as_model_scripts
 
-    scripts: dict[str, object] = {}
+    scripts: dict[str, Any] = {}
     for option in options:
         name, _, path = option.partition("=")
         if not name:

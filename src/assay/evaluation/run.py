@@ -149,8 +149,8 @@ async def aevaluate(
     if sampled.status != "complete":
         return _finish(result, started)
     grade_dir = root / "grade"
-    operational = {"budget_usd": budget, "concurrency": concurrency, "cache_path": cache,
-                   "progress": progress}
+    operational: dict[str, Any] = {"budget_usd": budget, "concurrency": concurrency,
+                                   "cache_path": cache, "progress": progress}
     if (grade_dir / "manifest.json").exists():
         graded = await agrade(resume=grade_dir, **operational)
     elif s["healthbench"]:

@@ -116,7 +116,7 @@ class Judge:
         await self._transport.aclose()
 
     def cache_key(self, request: JudgeRequest) -> str:
-        fields = {
+        fields: dict[str, Any] = {
             "endpoint": self.config.base_url,
             "wire": self.config.wire,
             "model": self.model,

@@ -90,7 +90,7 @@ def system_prompts(*, condition: str | None = None, system_file: str | Path | No
         return SystemPrompts(render_handbook(read_taxonomy(resolve_taxonomy(taxonomy))),
                              condition=condition)
     from assay.bank.shipped import load_bank
-    from assay.bank.system_prompt import system_prompt
+    from assay.bank.system_prompt import render_criteria, system_prompt
 
     if condition == "health-score-adaptive":
         if selection is None:
@@ -102,7 +102,7 @@ def system_prompts(*, condition: str | None = None, system_file: str | Path | No
                  for k, ids in chosen_ids.items() if not ids]
         if empty:
             raise InputError(empty)
-        per_item = {item_id: system_prompt(condition, [criteria.criterion(i) for i in ids])
+        per_item = {item_id: render_criteria([criteria.criterion(i) for i in ids])
                     for item_id, ids in chosen_ids.items()}
         return SystemPrompts(per_item=per_item, condition=condition)
     chosen = load_bank(bank or "health-score").criteria if condition == "health-score" else None

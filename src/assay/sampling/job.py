@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ def sample_id(item_id: str, sample: int) -> str:
 
 
 async def asample(
-    items: str | Path | list[Item],
+    items: str | Path | Sequence[Item | Mapping[str, Any]],
     *,
     model: str,
     out: str | Path | None = None,
@@ -221,7 +222,8 @@ def write_samples(items: list[Item], samples: dict[str, list[dict[str, Any]]], o
     return len(lines)
 
 
-def _read_items(items: str | Path | list[Item]) -> tuple[list[Item], str, str]:
+def _read_items(items: str | Path | Sequence[Item | Mapping[str, Any]]
+                ) -> tuple[list[Item], str, str]:
     """The items, a fingerprint of them (for the job config) and their file kind."""
     if isinstance(items, (str, Path)):
         from assay.io import load_items
