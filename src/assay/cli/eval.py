@@ -15,8 +15,13 @@ EXIT_BELOW = 5
 
 @app.command("eval")
 def eval_command(
-    items: Path | None = typer.Argument(None, help="Items: HealthBench JSONL (with "
-                                        "--healthbench) or Assay items JSONL."),
+    items: str | None = typer.Argument(None, help="healthbench (the official file, from "
+                                       "assay data fetch), HealthBench JSONL (with "
+                                       "--healthbench) or Assay items JSONL."),
+    subset: str = typer.Option("all", "--subset", help="With healthbench: all | hard | "
+                               "consensus."),
+    data_root: Path | None = typer.Option(None, "--data-dir", help="Where assay data fetch "
+                                          "stored it (default $ASSAY_DATA)."),
     model: str | None = typer.Option(None, "--model", "-m", help="The model under test (a judge "
                                      "spec)."),
     judge: list[str] | None = typer.Option(None, "--judge", "-j", help="The grader (repeat for "
@@ -79,7 +84,7 @@ def eval_command(
             reasoning_effort=reasoning_effort, system=system, condition=condition or None, bank=bank, selection=selection,
             taxonomy=taxonomy,
             config_file=config, budget=budget, concurrency=concurrency, cache=cache,
-            report=not no_report, progress=not quiet)
+            report=not no_report, progress=not quiet, subset=subset, data_root=data_root)
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     if result.stage == "done" and json_out is not None:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.datasets.registry import DATASETS
 from assay.errors import ConfigError, InputError, Issue
 
 SETTINGS = ("items", "healthbench", "rubric", "model", "judges", "n", "examples", "seed",
@@ -96,11 +97,14 @@ async def aevaluate(
     cache: str | Path | None = None,
     report: bool = True,
     progress: bool = False,
+    subset: str = "all",
+    data_root: str | Path | None = None,
 ) -> EvalResult:
     """Sample, grade, score and report (see the module docstring); ``resume=RUN`` continues.
 
-    ``items``: HealthBench JSONL (``healthbench=True``: its rubrics, simple-evals' grader) or
-    Assay items with ``rubric`` (or their own). ``model``: the model under test (a judge spec);
+    ``items``: HealthBench JSONL (``healthbench=True``: its rubrics, simple-evals' grader),
+    Assay items with ``rubric`` (or their own), or ``"healthbench"``: the official file of
+    ``subset`` (``all``, ``hard``, ``consensus``) fetched by ``assay data fetch``. ``model``: the model under test (a judge spec);
     ``judges``: the grader(s). Sampling settings are :func:`assay.sample`'s (``sampling_seed``
     is its ``seed``; ``seed`` draws the ``examples`` subset).
     """
@@ -120,6 +124,10 @@ async def aevaluate(
         root = Path(resume)
         settings = _read_settings(root)
     else:
+        if items is not None and str(items) in DATASETS and not Path(items).exists():
+            from assay.datasets import local_copy
+
+            items, healthbench = local_copy(str(items), subset, data_root=data_root), True
         if items is None or model is None or not judges:
             raise ConfigError("give the items, --model (the model under test) and --judge")
         if run_dir is None:
@@ -180,7 +188,7 @@ async def aevaluate(
 _EVAL_ARGS = ("items", "model", "judges", "rubric", "healthbench", "run_dir", "resume", "n",
               "examples", "seed", "temperature", "max_tokens", "sampling_seed",
               "reasoning_effort", "system", "bank", "selection", "taxonomy", "config_file",
-              "budget", "concurrency", "cache", "report", "progress")
+              "budget", "concurrency", "cache", "report", "progress", "subset", "data_root")
 
 
 async def _two_conditions(conditions: list[str], args: dict[str, Any], started: float
