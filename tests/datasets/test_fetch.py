@@ -23,7 +23,7 @@ SHA = hashlib.sha256(FIXTURE).hexdigest()
 class Publisher(http.server.BaseHTTPRequestHandler):
     """Serves ``FIXTURE``; each request takes the next behaviour of the server's script."""
 
-    def do_GET(self) -> None:  # noqa: N802  (the http.server API)
+    def do_GET(self) -> None:
         script = self.server.script  # type: ignore[attr-defined]
         behaviour = script.pop(0) if script else "whole"
         self.server.hits += 1  # type: ignore[attr-defined]
