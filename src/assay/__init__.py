@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     # "X as X" marks a re-export (PEP 484), so linters do not call these imports unused.
     from assay.api import agrade as agrade
     from assay.api import grade as grade
+    from assay.evaluation import aevaluate as aevaluate
+    from assay.evaluation import evaluate as evaluate
     from assay.generate import agenerate as agenerate
     from assay.generate import generate as generate
     from assay.item import Item as Item
@@ -21,6 +23,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ im
     from assay.rubric import Option as Option
     from assay.rubric import Rubric as Rubric
     from assay.rubric import Taxonomy as Taxonomy
+    from assay.sampling import asample as asample
+    from assay.sampling import sample as sample
     from assay.verdict import Decision as Decision
     from assay.verdict import Verdict as Verdict
 
@@ -28,9 +32,13 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "agrade": "assay.api",
+    "aevaluate": "assay.evaluation",
+    "evaluate": "assay.evaluation",
     "agenerate": "assay.generate",
     "generate": "assay.generate",
     "grade": "assay.api",
+    "asample": "assay.sampling",
+    "sample": "assay.sampling",
     "Criterion": "assay.rubric",
     "CriterionKind": "assay.rubric",
     "Item": "assay.item",

@@ -14,6 +14,8 @@ from assay.cli import agreement as _agreement  # noqa: F401  agreement, compare
 from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, show
 
 # Importing a command module registers its commands; keep these imports light.
+from assay.cli import data as _data  # noqa: F401  data fetch, data list
+from assay.cli import eval as _eval  # noqa: F401  eval
 from assay.cli import files as _files  # noqa: F401  validate, convert, schema
 from assay.cli import generate as _generate  # noqa: F401  generate
 from assay.cli import grade as _grade  # noqa: F401  grade
@@ -25,6 +27,7 @@ from assay.cli import report as _report  # noqa: F401  report
 from assay.cli import review as _review  # noqa: F401  review
 from assay.cli import route as _route  # noqa: F401  route run, route eval
 from assay.cli import rubric_eval as _rubric_eval  # noqa: F401  cia, nearmiss, refine, rubric stats
+from assay.cli import sample as _sample  # noqa: F401  sample
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -85,6 +86,10 @@ def fake_judge(
     stages: Path | None = typer.Option(None, "--stages", help="JSON/YAML {stage: reply} answering non-grading calls by schema name."),
     rubric: list[Path] | None = typer.Option(None, "--rubric", help="Rubric or items file(s) whose multi-choice criteria "
                                       "MET/UNMET should answer (highest/lowest-valued option)."),
+    models: list[str] | None = typer.Option(None, "--model", help="Also play a model under test "
+                                            "of this name: NAME (answers quote the question) or "
+                                            "NAME=FILE (YAML/JSON {answers: {TEXT: ANSWER}, "
+                                            "default: ANSWER}). Repeatable."),
 ) -> None:
     """Run the fake OpenAI-compatible (and Anthropic) judge server until Ctrl+C or SIGTERM.
 
@@ -100,7 +105,7 @@ def fake_judge(
 
     latency = (Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000, (latency_ms + jitter_ms) / 1000)
                if jitter_ms else latency_ms / 1000)
-    from assay.errors import InputError
+    from assay.errors import ConfigError, InputError
 
     try:
         server = FakeJudgeServer(
@@ -110,8 +115,9 @@ def fake_judge(
                           malformed=malformed, retry_after=retry_after),
             port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
             keep_log=False, stages=stages, rubrics=rubric or None,
+            models=_model_scripts(models or []),
         )
-    except InputError as exc:
+    except (InputError, ConfigError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
 
@@ -125,6 +131,9 @@ def fake_judge(
                        "authentication and answers anyone who can reach this port (and "
                        "--log records what they send); bind 127.0.0.1 unless other machines "
                        "must reach it", err=True)
+        for name in server.models:
+            typer.echo(f"model under test {name!r}: openai-compatible:{name}@{server.base_url}",
+                       err=True)
         try:
             await stop.wait()
         finally:
@@ -181,3 +190,17 @@ def judges_estimate(
     dollars = f"${est.usd:,.4f}" if est.priced else "unknown (no price for this model)"
     typer.echo(f"{est.n_calls} calls to {model}: {est.prompt_tokens:,} prompt + "
                f"{est.completion_tokens:,} completion tokens, {dollars}")
+
+
+def _model_scripts(options: list[str]) -> dict[str, Any]:
+    """``--model NAME`` / ``--model NAME=FILE`` as model scripts by name."""
+    from assay.errors import ConfigError
+    from assay.testing.models import ModelScript, as_model_scripts
+
+    scripts: dict[str, Any] = {}
+    for option in options:
+        name, _, path = option.partition("=")
+        if not name:
+            raise ConfigError(f"--model {option!r}: give NAME or NAME=FILE")
+        scripts[name] = as_model_scripts({name: path})[name] if path else ModelScript()
+    return scripts

@@ -96,7 +96,20 @@ class StageCaller:
 
         The schema is sent under the name ``stage`` (the fake judge scripts replies by it).
         """
-        request = JudgeRequest(tuple(messages), schema, stage, template_version)
+        return await self._traced(stage, JudgeRequest(tuple(messages), schema, stage,
+                                                      template_version), item_id)
+
+    async def answer(
+        self, stage: str, messages: Sequence[dict[str, Any]], *, item_id: str, sample: int = 0,
+    ) -> dict[str, Any]:
+        """A free-text answer (the model under test): ``{"text", "finish_reason", "reasoning"}``
+        (see :mod:`assay.judges.free_text`); sample ``k`` of the same messages is its own call.
+        Raises :class:`StageError` as :meth:`ask` does."""
+        request = JudgeRequest(tuple(messages), None, stage, text=True, sample=sample)
+        return await self._traced(stage, request, item_id)
+
+    async def _traced(self, stage: str, request: JudgeRequest, item_id: str) -> dict[str, Any]:
+        messages = request.messages
         key = self.call_key(stage, request)
         if self.store is None:
             raise RuntimeError(f"stage {stage!r}: the caller has no call store attached")

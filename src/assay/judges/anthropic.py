@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from assay.judges.config import JudgeConfig
-from assay.judges.openai_compat import WireReply, _with_instruction
+from assay.judges.openai_compat import TEXT_MODE, WireReply, _with_instruction
 from assay.judges.secrets import Secret
 from assay.judges.structured import json_instruction
 from assay.judges.types import Usage
@@ -63,7 +63,7 @@ class AnthropicWire:
     ) -> dict[str, Any]:
         system = [m["content"] for m in messages if m.get("role") == "system"]
         turns = tuple(m for m in messages if m.get("role") != "system")
-        if mode == "prompt" or schema is None:
+        if mode != TEXT_MODE and (mode == "prompt" or schema is None):
             turns = _with_instruction(turns, json_instruction(schema))
         body: dict[str, Any] = {
             "model": config.model,
@@ -100,7 +100,8 @@ class AnthropicWire:
             text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
         stop = payload.get("stop_reason")
         refusal = "the model refused to answer" if stop == "refusal" else None
-        return WireReply(text, _usage(payload.get("usage")), refusal, stop)
+        thinking = "".join(b.get("thinking", "") for b in blocks if b.get("type") == "thinking")
+        return WireReply(text, _usage(payload.get("usage")), refusal, stop, thinking or None)
 
     def rejects_mode(self, status: int, body: bytes) -> bool:
         if status not in (400, 422):

@@ -29,9 +29,10 @@ from assay.judges.anthropic import AnthropicWire, max_tokens_of
 from assay.judges.budget import Budget, CallEstimator
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.config import JudgeConfig
+from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import SERVER_MODES, mode_chain
-from assay.judges.openai_compat import OpenAIWire, WireReply
+from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
 from assay.judges.secrets import redact, redact_data
@@ -206,6 +207,10 @@ class Judge:
             if isinstance(outcome, _Failed):
                 return self._finish(request, None, outcome.raw_text, usage, attempts, started,
                                     outcome.failure, key)
+            if request.text:
+                data, failure = text_answer(outcome)
+                return self._finish(request, data, outcome.text, usage, attempts, started,
+                                    failure, key)
             if outcome.refusal:
                 return self._finish(request, None, outcome.text or outcome.refusal, usage, attempts,
                                     started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)), key)
@@ -282,9 +287,11 @@ class Judge:
             if problem is not None:
                 return _Failed(problem, ""), attempts, Usage()
         while True:
-            mode = self._modes[0]
+            mode = TEXT_MODE if request.text else self._modes[0]
             body = self._wire.build_body(self.config, messages, request.schema,
                                          request.schema_name, mode)
+            if request.sample and "seed" in body:
+                body["seed"] += request.sample
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0
             sent_in = await limiter.acquire(estimate, retry=attempts > 0)
             budget = self.budget
@@ -328,7 +335,8 @@ class Judge:
                         return reply, attempts, reply.usage
                     assert reply is not None  # a 200 was read: a reply or why it is not one
                     failure = reply
-                elif self._wire.rejects_mode(result.status, result.body) and len(self._modes) > 1:
+                elif (not request.text and len(self._modes) > 1
+                      and self._wire.rejects_mode(result.status, result.body)):
                     log.info("judge %s: endpoint rejected %s replies; falling back", self.id, mode)
                     self._modes = self._modes[1:]
                     continue
@@ -381,7 +389,7 @@ def request_cache_key(config: JudgeConfig, request: JudgeRequest,
     """The response-cache key of ``request`` sent to the judge of ``config`` (what
     :meth:`Judge.cache_key` returns), without making the judge: a dry run needs no API key.
     ``params``: ``config.request_params()``, if the caller holds them already."""
-    return cache_key({
+    fields: dict[str, Any] = {
         "endpoint": config.base_url,
         "wire": config.wire,
         "model": config.model,
@@ -390,7 +398,10 @@ def request_cache_key(config: JudgeConfig, request: JudgeRequest,
         "schema": request.schema,
         "schema_name": request.schema_name,
         "template_version": request.template_version,
-    })
+    }
+    if request.text:  # only then: every key of a structured request stays as it was
+        fields.update(text=True, sample=request.sample)
+    return cache_key(fields)
 
 
 class _Failed:

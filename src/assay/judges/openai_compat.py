@@ -1,7 +1,8 @@
 """The OpenAI chat-completions wire format (OpenAI and every compatible server).
 
 Structured modes, strongest first: ``json_schema`` (``response_format`` with the schema),
-``json_mode`` (``{"type": "json_object"}``), ``prompt`` (the schema is described in the prompt).
+``json_mode`` (``{"type": "json_object"}``), ``prompt`` (the schema is described in the prompt);
+``text`` asks for a free-text answer (the model under test): no reply format at all.
 
 Example:
     >>> from assay.judges.specs import parse_spec
@@ -32,6 +33,11 @@ class WireReply:
     usage: Usage
     refusal: str | None = None
     finish_reason: str | None = None
+    reasoning: str | None = None
+    """A reasoning model's visible thinking, when the endpoint returns it apart from the answer."""
+
+
+TEXT_MODE = "text"
 
 
 class OpenAIWire:
@@ -94,7 +100,11 @@ class OpenAIWire:
         refusal = message.get("refusal")
         if not refusal and finish == "content_filter":
             refusal = "the endpoint's content filter stopped the reply"
-        return WireReply(content or "", _usage(payload.get("usage")), refusal, finish)
+        # vLLM, SGLang and DeepSeek return thinking as reasoning_content; OpenRouter, Ollama
+        # and recent vLLM as reasoning
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        return WireReply(content or "", _usage(payload.get("usage")), refusal, finish,
+                         reasoning if isinstance(reasoning, str) and reasoning else None)
 
     def rejects_mode(self, status: int, body: bytes) -> bool:
         """A 400/422 complaining about ``response_format``: try the next weaker mode."""

@@ -30,6 +30,9 @@ class FailureKind(StrEnum):
     UNPARSEABLE = "unparseable"
     SCHEMA_MISMATCH = "schema_mismatch"
     BUDGET = "budget"
+    EMPTY = "empty"
+    """A free-text request answered with no visible text (e.g. a reasoning model that spent its
+    whole token budget thinking): never an empty answer to grade."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +92,20 @@ class JudgeRequest:
     moved to Anthropic's ``system`` field automatically). ``schema`` is the JSON Schema the
     reply object must satisfy (None: any JSON object). ``template_version`` is part of the
     cache key, so changing a prompt template invalidates old cached replies.
+
+    ``text=True`` asks for a free-text answer (the model under test, not a judge): no reply
+    format is requested and nothing is parsed; the reply's ``data`` is
+    ``{"text", "finish_reason", "reasoning"}``. ``sample`` numbers repeated samples of one
+    prompt: sample ``k > 0`` has its own cache key and, when the config sets a seed, is sent
+    with ``seed + k``, so K samples are K draws, not one answer repeated.
     """
 
     messages: tuple[dict[str, Any], ...]
     schema: dict[str, Any] | None = None
     schema_name: str = "verdict"
     template_version: str = ""
+    text: bool = False
+    sample: int = 0
     # (judge, cache key) once Judge.cached() has looked the request up and found nothing
     looked_up: tuple[Any, str] | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -36,10 +36,14 @@ def count_records(path: str | Path) -> int | None:
 
 
 def read_responses(path: str | Path) -> dict[str, str]:
-    """``prompt_id`` (or ``item_id``/``id``) → ``response`` (or ``completion``) from a JSONL."""
+    """``prompt_id`` (or ``item_id``/``id``) → ``response`` (or ``completion``) from a JSONL.
+
+    A line with ``"sample": K`` (``assay sample --n``) is sample K of its prompt, keyed
+    ``PROMPT_ID#K`` (:func:`assay.sampling.sample_id`); each sample is graded as its own item."""
     from assay.io.jsonl import iter_jsonl
 
     responses: dict[str, str] = {}
+    sampled: dict[str, bool] = {}  # prompt id -> whether its lines carry a sample number
     issues: list[Issue] = []
     for number, record in iter_jsonl(path, source=str(path)):
         if isinstance(record, Issue):
@@ -54,10 +58,19 @@ def read_responses(path: str | Path) -> dict[str, str]:
             issues.append(Issue(str(path), number, "prompt_id", "missing"))
         elif text_key is None or not isinstance(record[text_key], str):
             issues.append(Issue(str(path), number, "response", "missing or not a string"))
-        elif record[key] in responses:
-            issues.append(Issue(str(path), number, key, f"duplicate id {record[key]!r}"))
+        elif "sample" in record and (type(record["sample"]) is not int or record["sample"] < 0):
+            issues.append(Issue(str(path), number, "sample", "expected a whole number >= 0"))
         else:
-            responses[record[key]] = record[text_key]
+            sample = record.get("sample")
+            rid = record[key] if sample is None else f"{record[key]}#{sample}"
+            if rid in responses:
+                issues.append(Issue(str(path), number, key, f"duplicate id {rid!r}"))
+            elif sampled.get(record[key], sample is not None) != (sample is not None):
+                issues.append(Issue(str(path), number, "sample", f"{record[key]!r} has lines "
+                                    "with and without a sample number"))
+            else:
+                responses[rid] = record[text_key]
+                sampled[record[key]] = sample is not None
     if issues:
         raise InputError(issues)
     return responses
@@ -77,6 +90,7 @@ class ItemSource:
     skipped_without_response: int = 0
     _dataset_read: bool = field(default=False, init=False, repr=False)
     _dataset_cache: Any = field(default=None, init=False, repr=False)
+    _sample_index: dict[str, list[int]] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.items is not None:
@@ -148,7 +162,15 @@ class ItemSource:
             elif self.responses is not None:
                 response = self.responses.get(item.id)
                 if response is None:
-                    self.skipped_without_response += 1
+                    samples = self._samples().get(item.id)
+                    if not samples:
+                        self.skipped_without_response += 1
+                        continue
+                    for sample in samples:
+                        key = f"{item.id}#{sample}"
+                        yield item.model_copy(update={
+                            "id": key, "response": self.responses[key],
+                            "metadata": {**item.metadata, "prompt_id": item.id, "sample": sample}})
                     continue
                 matched.add(item.id)
                 item = item.model_copy(update={"response": response})
@@ -158,6 +180,17 @@ class ItemSource:
                 Issue(self.responses_path or "responses", None, "prompt_id",
                       f"{key!r} matches no item of {where}: not graded")
                 for key in self.responses if key not in matched)
+
+    def _samples(self) -> dict[str, list[int]]:
+        """Sample numbers by prompt id, from the ``PROMPT_ID#K`` keys of :attr:`responses`."""
+        if self._sample_index is None:
+            index: dict[str, list[int]] = {}
+            for key in self.responses or {}:
+                prompt_id, hash_, number = key.rpartition("#")
+                if hash_ and number.isdigit():
+                    index.setdefault(prompt_id, []).append(int(number))
+            self._sample_index = {k: sorted(v) for k, v in index.items()}
+        return self._sample_index
 
 
 def _refuse_repeated_ids(items: list[Item]) -> None:

@@ -17,9 +17,13 @@ replies by schema name: ``FakeJudgeServer(stages={"route": {...}, "facts": calla
 
 From the shell: ``assay fake-judge --port 8089 --policy truth:labels.jsonl --error-rate 0.1``
 (add ``--stages replies.yaml`` to script the other stages).
+
+It also plays the model under test: ``FakeJudgeServer(models={"patient-bot": ModelScript(...)})``
+answers requests for that model name with scripted free text (:mod:`assay.testing.models`).
 """
 
 from assay.testing.faults import FAULTS, Faults, Latency
+from assay.testing.models import ModelAnswer, ModelScript
 from assay.testing.policies import (
     CallablePolicy,
     FixedPolicy,
@@ -46,6 +50,8 @@ __all__ = [
     "FixedPolicy",
     "GroundTruthPolicy",
     "Latency",
+    "ModelAnswer",
+    "ModelScript",
     "PerCriterionPolicy",
     "Policy",
     "RandomErrorPolicy",

@@ -28,6 +28,7 @@ from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
 from assay.testing.faults import Faults, Latency, as_latency
+from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
 from assay.testing.prompts import parse_prompt, prompt_text
@@ -67,6 +68,9 @@ class FakeJudgeServer:
             chosen by the request's schema name: a :class:`~assay.testing.stages.StageScript`,
             a mapping ``{stage: reply}`` or a JSON/YAML fixture file. Faults and latency apply
             to them as to verdicts; their log entries carry ``"stage"``.
+        models: models under test, by model name (see :mod:`assay.testing.models`): a request
+            naming one is answered with that script's free text; faults and latency apply;
+            their log entries carry ``"stage": "model:NAME"``.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -91,8 +95,10 @@ class FakeJudgeServer:
         echo_headers: tuple[str, ...] = (),
         stages: StageScript | Mapping[str, Any] | str | Path | None = None,
         rubrics: Any = None,
+        models: Mapping[str, ModelScript | Mapping[str, Any]] | str | Path | None = None,
     ):
         self.policy: Policy = as_policy(policy)
+        self.models = as_model_scripts(models)
         self.stages: StageScript = as_stage_script(stages)
         self.option_scales = option_scales(rubrics)
         self.latency = as_latency(latency)
@@ -229,6 +235,8 @@ class FakeJudgeServer:
         text_in = prompt_text(body.get("messages", []))
         if PREFLIGHT_PROMPT in text_in:
             return self._preflight(body)
+        if body.get("model") in self.models:
+            return await self._model_reply(request, body, text_in)
         if (kind == "json_schema" and not self.json_schema) or (kind == "json_object" and not self.json_mode):
             self._reject(request, body, text_in)
             return _error(400, f"response_format {kind} is not supported by this server")
@@ -269,6 +277,8 @@ class FakeJudgeServer:
         text_in = prompt_text(body.get("messages", []), body.get("system"))
         if PREFLIGHT_PROMPT in text_in:
             return self._preflight(body, anthropic=True)
+        if body.get("model") in self.models:
+            return await self._model_reply(request, body, text_in, anthropic=True)
         if tools and not self.tools:
             self._reject(request, body, text_in)
             return _anthropic_error(400, "tools are not supported by this server")
@@ -306,6 +316,56 @@ class FakeJudgeServer:
                       "cache_read_input_tokens": usage["cached_tokens"],
                       "cache_creation_input_tokens": 0},
         }
+        return web.Response(body=orjson.dumps(payload), content_type="application/json")
+
+    async def _model_reply(self, request: web.Request, body: dict, text_in: str,
+                           anthropic: bool = False) -> web.StreamResponse:
+        """An answer of a model under test: free text from its script (faults apply)."""
+        name = body["model"]
+        messages = list(body.get("messages") or [])
+        self._count += 1
+        fault = self.faults.next(self._rng)
+        delay = self.latency.sample(self._rng)
+        self._record(request, body, parse_prompt(""), [], fault, f"model:{name}")
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if fault is not None and (early := self._http_fault(fault, anthropic)) is not None:
+            return await early
+        answer = self.models[name].answer(messages, seed=body.get("seed"))
+        if fault == "truncated":
+            answer = ModelAnswer(answer.text[: max(1, len(answer.text) // 2)], answer.reasoning,
+                                 "length")
+        refused = fault == "refusal"
+        if refused:
+            answer = ModelAnswer(_REFUSAL, None, "refusal" if anthropic else "stop")
+        usage = self._usage(text_in, answer.text + (answer.reasoning or ""))
+        if anthropic:
+            content: list[dict[str, Any]] = []
+            if answer.reasoning:
+                content.append({"type": "thinking", "thinking": answer.reasoning,
+                                "signature": "fake"})
+            content.append({"type": "text", "text": answer.text})
+            stop = {"length": "max_tokens", "stop": "end_turn"}.get(answer.finish_reason,
+                                                                  answer.finish_reason)
+            payload: dict[str, Any] = {
+                "id": f"msg_fake_{self._count}", "type": "message", "role": "assistant",
+                "model": name, "content": content, "stop_reason": stop,
+                "usage": {"input_tokens": usage["prompt_tokens"],
+                          "output_tokens": usage["completion_tokens"]}}
+        else:
+            message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+            if refused:
+                message.update(content=None, refusal=_REFUSAL)
+            if answer.reasoning:
+                message["reasoning_content"] = answer.reasoning
+            payload = {
+                "id": f"chatcmpl-fake-{self._count}", "object": "chat.completion",
+                "created": int(time.time()), "model": name,
+                "choices": [{"index": 0, "finish_reason": answer.finish_reason,
+                             "message": message}],
+                "usage": {"prompt_tokens": usage["prompt_tokens"],
+                          "completion_tokens": usage["completion_tokens"],
+                          "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}}
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     # --- helpers ----------------------------------------------------------------------------

@@ -1,0 +1,84 @@
+"""``assay sample``: the model under test answers every item (its output feeds ``assay grade``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from assay.cli.app import app
+
+EXIT_BUDGET = 3
+EXIT_INCOMPLETE = 4
+
+
+@app.command()
+def sample(
+    items: Path = typer.Argument(..., help="Items to answer: HealthBench JSONL or Assay items."),
+    model: str = typer.Option(..., "--model", "-m", help="The model under test, a judge spec: "
+                              "openai:gpt-4.1, openai-compatible:MODEL@http://HOST:PORT/v1, "
+                              "anthropic:..., or a [judges.NAME] of assay.toml."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output JSONL: HealthBench "
+                             "{prompt_id, response} lines or items with their response."),
+    n: int = typer.Option(1, "--n", min=1, help="Samples per item (numbered 0..N-1)."),
+    temperature: float | None = typer.Option(None, "--temperature", help="Sampling temperature."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1, help="Completion budget."),
+    seed: int | None = typer.Option(None, "--seed", help="Sampling seed (sample k: seed + k)."),
+    reasoning_effort: str | None = typer.Option(None, "--reasoning-effort",
+                                                help="low | medium | high (reasoning models)."),
+    system: Path | None = typer.Option(None, "--system", help="A file whose text is the system "
+                                       "prompt put before each conversation."),
+    condition: str | None = typer.Option(None, "--condition", help="A named system prompt: none, "
+                                         "single-axis, multi-axes, health-score, "
+                                         "health-score-adaptive (--selection), handbook "
+                                         "(--taxonomy)."),
+    bank: Path | None = typer.Option(None, "--bank", help="The bank of --condition health-score "
+                                     "(default: the shipped Health-SCORE bank)."),
+    selection: Path | None = typer.Option(None, "--selection", help="Selections JSONL of "
+                                          "assay bank select (health-score-adaptive)."),
+    taxonomy: str | None = typer.Option(None, "--taxonomy", help="starter or a taxonomy file "
+                                        "(handbook)."),
+    output_format: str = typer.Option("auto", "--format", help="auto | healthbench | items "
+                                      "(auto: HealthBench lines for HealthBench input)."),
+    job_dir: Path | None = typer.Option(None, "--job-dir", help="Job folder (default OUT.job); "
+                                        "run again to resume."),
+    budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Calls in flight."),
+    cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
+    config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Sample the model under test on every item (free text); grade the output with
+    assay grade --responses OUT.
+
+    Example: assay sample examples/healthbench/examples.jsonl --model openai:gpt-4.1-mini
+    --out responses.jsonl
+    """
+    from assay.cli.output import fail, print_issues, stderr, stdout
+    from assay.cli.tables.sample import sample_table
+    from assay.errors import AssayError
+    from assay.judges.sync import run_sync
+    from assay.sampling import asample
+
+    try:
+        result = run_sync(asample(
+            items, model=model, out=out, job_dir=job_dir, n=n, temperature=temperature,
+            max_tokens=max_tokens, seed=seed, reasoning_effort=reasoning_effort, system=system,
+            condition=condition, bank=bank, selection=selection,
+            taxonomy=taxonomy, output_format=output_format, budget=budget,
+            concurrency=concurrency, cache=cache, config_file=config, progress=not quiet))
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+    stdout().print(sample_table(result))
+    stdout().print(f"wrote {result.written} {result.output_format} lines to {out}  (job: "
+                   f"{result.job_dir}; run the same command to resume)", highlight=False)
+    if result.failed:
+        print_issues([f"item {key}: {reason}" if not reason.startswith("item ") else reason
+                      for key, reason in result.failed.items()])
+        if result.status == "budget":
+            stderr().print("budget reached: run again with a larger --budget to resume",
+                           highlight=False)
+            raise typer.Exit(EXIT_BUDGET)
+        stderr().print(f"incomplete: {len(result.failed)} items not written; run the same "
+                       "command again to retry them", highlight=False)
+        raise typer.Exit(EXIT_INCOMPLETE)

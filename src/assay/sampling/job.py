@@ -1,0 +1,270 @@
+"""``assay.sample``: the model under test answers every item, as a resumable job.
+
+One free-text chat completion per item (``n`` per item with a sample index), made through the
+judges layer like every other model call (clients, cache, limits, retries, cost, budget) and
+traced in a job directory (``--job-dir``, by default ``OUT.job``): run the same command again
+after a crash, ``kill -9`` or a spent budget and no finished call is made again. Temperature,
+max tokens, seed, reasoning effort and the system prompt are the job's config; a changed one is
+refused, naming it.
+
+Each sample keeps why the model stopped (``finish_reason``: ``stop``, ``length`` when cut at the
+token limit, ``refusal``) and a reasoning model's thinking apart from the visible answer, which
+is what gets graded. A content-filter stop or a reply with no visible text is a failed sample,
+never an empty answer (:mod:`assay.judges.free_text`); an item with a failed sample is not
+written, and the job ends ``incomplete``.
+
+The output is what ``assay grade --responses`` reads: HealthBench lines
+``{"prompt_id", "response", "finish_reason"}`` (with ``"sample"`` when ``n > 1``), or items with
+their response (``output_format="items"``; sample ``k`` of item ``ID`` is item ``ID#k``).
+
+Example (the shipped HealthBench examples, against the fake server playing the model)::
+
+    import assay
+    from assay.testing import FakeJudgeServer
+
+    with FakeJudgeServer.run_in_thread(models={"patient-bot": {"default": "See a doctor."}}) as s:
+        result = assay.sample("examples/healthbench/examples.jsonl",
+                              model=f"openai-compatible:patient-bot@{s.base_url}",
+                              out="responses.jsonl")
+    result.status, result.written        # ('complete', 5)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assay.errors import ConfigError, InputError, Issue
+from assay.item import Item
+
+STAGE = "sample"
+OUTPUT_FORMATS = ("auto", "healthbench", "items")
+
+
+@dataclass
+class SampleResult:
+    """What a sampling job produced: samples by item id, failures, call totals, lines written."""
+
+    job_dir: Path
+    status: str
+    samples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    resumed: int = 0
+    totals: Any = None
+    written: int = 0
+    output_format: str = "healthbench"
+    wall_s: float = 0.0
+
+    @property
+    def finish_reasons(self) -> dict[str, int]:
+        """How many samples stopped for each reason (``stop``, ``length``, ``refusal``...)."""
+        counts: dict[str, int] = {}
+        for samples in self.samples.values():
+            for s in samples:
+                reason = str(s.get("finish_reason"))
+                counts[reason] = counts.get(reason, 0) + 1
+        return counts
+
+
+def sample_id(item_id: str, sample: int) -> str:
+    """The id of sample ``sample`` of an item, as items output and ``--responses`` name it.
+
+    >>> sample_id("q1", 2)
+    'q1#2'
+    """
+    return f"{item_id}#{sample}"
+
+
+async def asample(
+    items: str | Path | Sequence[Item | Mapping[str, Any]],
+    *,
+    model: str,
+    out: str | Path | None = None,
+    job_dir: str | Path | None = None,
+    n: int = 1,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+    reasoning_effort: str | None = None,
+    system: str | Path | None = None,
+    condition: str | None = None,
+    bank: str | Path | None = None,
+    selection: str | Path | None = None,
+    taxonomy: str | Path | None = None,
+    output_format: str = "auto",
+    budget: float | None = None,
+    concurrency: int | None = None,
+    cache: str | Path | None = None,
+    config_file: str | Path | None = None,
+    progress: bool = False,
+) -> SampleResult:
+    """Sample ``model`` on every item; see the module docstring.
+
+    ``items``: an item file (Assay JSONL/JSON/YAML, HealthBench JSONL) or a list of
+    :class:`~assay.item.Item`. ``model``: a judge spec (``openai:gpt-4.1``,
+    ``openai-compatible:M@URL``, a named ``[judges.NAME]`` of ``assay.toml``); ``temperature``,
+    ``max_tokens``, ``seed`` and ``reasoning_effort`` override its config. ``system``: a file
+    whose text is the system prompt, or ``condition``: a named one, with the ``bank``,
+    ``selection`` or ``taxonomy`` it renders (:mod:`assay.sampling.conditions`). ``n``: samples per item (sample ``k`` is sent with
+    ``seed + k`` when a seed is set).
+    """
+    from assay.bank.system_prompt import with_system_prompt
+    from assay.jobs import JobDir, StageCaller, StageError, run_batch
+    from assay.judges import check_judges
+    from assay.judges.secrets import redact, redact_data
+    from assay.sampling.conditions import system_prompts
+
+    started = time.perf_counter()
+    if n < 1:
+        raise ConfigError(f"--n {n}: at least one sample per item")
+    if output_format not in OUTPUT_FORMATS:
+        raise ConfigError(f"--format {output_format!r}: unknown; use {', '.join(OUTPUT_FORMATS)}")
+    if out is None and job_dir is None:
+        raise ConfigError("give --out FILE (and/or --job-dir DIR)")
+    loaded, fingerprint, fmt = _read_items(items)
+    if output_format == "auto":
+        output_format = "healthbench" if fmt == "healthbench" else "items"
+    prompts = system_prompts(condition=condition, system_file=system, bank=bank,
+                             selection=selection, taxonomy=taxonomy)
+    for item in loaded:  # every item has its system prompt (an adaptive selection) before a call
+        prompts.for_item(item.id)
+    judge = _model_judge(model, config_file=config_file, temperature=temperature,
+                         max_tokens=max_tokens, seed=seed, reasoning_effort=reasoning_effort,
+                         concurrency=concurrency, cache=cache, budget=budget)
+    params = redact_data(judge.config.request_params())
+    job = JobDir.open(Path(job_dir) if job_dir is not None else Path(f"{out}.job"), kind="sample",
+                      config={"model": redact(model), "params": params, "n": n,
+                              "items": fingerprint, "condition": condition or "none",
+                              "system_sha256": prompts.fingerprint})
+    try:
+        await check_judges([judge])
+    except BaseException:
+        job.close()
+        await _close(judge)
+        raise
+    caller = StageCaller(judge, job.store)
+
+    async def answer_all(item: Item) -> dict[str, Any]:
+        messages = with_system_prompt([m.model_dump() for m in item.messages],
+                                      prompts.for_item(item.id))
+        answers = await asyncio.gather(
+            *(caller.answer(STAGE, messages, item_id=item.id, sample=k) for k in range(n)),
+            return_exceptions=True)  # every sample is tried (and stored) even if one fails
+        for outcome in answers:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, StageError):
+                raise outcome
+        failures = [str(a) for a in answers if isinstance(a, StageError)]
+        if failures:
+            raise StageError(STAGE, item.id, f"{len(failures)} of {n} samples failed: "
+                             + failures[0].split(": ", 2)[-1])
+        return {"samples": [{"sample": k, "response": a["text"],
+                             "finish_reason": a.get("finish_reason"),
+                             "reasoning": a.get("reasoning")}
+                            for k, a in enumerate(answers) if isinstance(a, dict)]}
+
+    try:
+        batch = await run_batch(loaded, answer_all, store=job.store, item_id=lambda i: i.id,
+                                label=f"sample ({judge.model})", quiet=not progress)
+    finally:
+        await _close(judge)
+    spend = judge.budget
+    status = "complete" if batch.complete else (
+        "budget" if spend is not None and spend.exhausted else "incomplete")
+    result = SampleResult(job.path, status, failed=dict(batch.failed), resumed=batch.resumed,
+                          totals=batch.totals, output_format=output_format)
+    result.samples = {key: value["samples"] for key, value in batch.results.items()}
+    if out is not None:
+        result.written = write_samples(loaded, result.samples, out, output_format, n=n)
+    job.finish(status=status, extra={"failed": result.failed, "out": str(out) if out else None,
+                                     "written": result.written,
+                                     "finish_reasons": result.finish_reasons})
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def sample(items: Any, **kwargs: Any) -> SampleResult:
+    """Blocking :func:`asample` (works in scripts and inside notebooks' running loops)."""
+    from assay.judges.sync import run_sync
+
+    return run_sync(asample(items, **kwargs))
+
+
+def write_samples(items: list[Item], samples: dict[str, list[dict[str, Any]]], out: str | Path,
+                  output_format: str, *, n: int) -> int:
+    """Write the finished items' samples (input order) to ``out``, atomically; lines written."""
+    lines: list[bytes] = []
+    for item in items:
+        for s in samples.get(item.id, ()):
+            if output_format == "healthbench":
+                record: dict[str, Any] = {"prompt_id": item.id, "response": s["response"],
+                                          "finish_reason": s["finish_reason"]}
+                if n > 1:
+                    record["sample"] = s["sample"]
+            else:
+                update: dict[str, Any] = {"response": s["response"]}
+                if n > 1:
+                    update.update(id=sample_id(item.id, s["sample"]), metadata={
+                        **item.metadata, "prompt_id": item.id, "sample": s["sample"]})
+                record = item.model_copy(update=update).model_dump(mode="json", exclude_none=True)
+            lines.append(orjson.dumps(record))
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(b"".join(line + b"\n" for line in lines))
+    tmp.replace(target)
+    return len(lines)
+
+
+def _read_items(items: str | Path | Sequence[Item | Mapping[str, Any]]
+                ) -> tuple[list[Item], str, str]:
+    """The items, a fingerprint of them (for the job config) and their file kind."""
+    if isinstance(items, (str, Path)):
+        from assay.io import load_items
+        from assay.io.formats import detect_format
+        from assay.runs.sources import file_sha256
+
+        path = Path(items)
+        if not path.is_file():
+            raise InputError(Issue(str(path), None, None, "no such file"))
+        loaded = load_items(path)
+        if not loaded:
+            raise InputError(Issue(str(path), None, None, "no item in the file"))
+        return loaded, file_sha256(path), detect_format(path).kind
+    loaded = [i if isinstance(i, Item) else Item.model_validate(i) for i in items]
+    if not loaded:
+        raise ConfigError("no item to sample")
+    digest = hashlib.sha256(b"".join(i.model_dump_json().encode() for i in loaded)).hexdigest()
+    return loaded, digest, "items"
+
+
+def _model_judge(spec: str, *, config_file: Any, temperature: float | None,
+                 max_tokens: int | None, seed: int | None, reasoning_effort: str | None,
+                 concurrency: int | None, cache: Any, budget: float | None):
+    from assay.judges import Budget, JudgeConfig, Limits, make_judge
+    from assay.judges.cache import ResponseCache
+    from assay.judges.specs import config_from
+
+    config = config_from(spec, config_file)
+    updates: dict[str, Any] = {key: value for key, value in (
+        ("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed),
+        ("reasoning_effort", reasoning_effort)) if value is not None}
+    if concurrency is not None:
+        updates["limits"] = Limits(**{**config.limits.model_dump(), "max_in_flight": concurrency})
+    if updates:
+        config = JudgeConfig.model_validate({**config.model_dump(), **updates})
+    return make_judge(config, cache=ResponseCache(cache) if cache is not None else None,
+                      budget=Budget(budget) if budget is not None else None)
+
+
+async def _close(judge: Any) -> None:
+    cache = judge.cache
+    await judge.aclose()
+    if cache is not None:
+        cache.close()
