@@ -40,10 +40,10 @@ def manifest(tmp_path) -> dict:
 
 def one_malformed_routing(item_text: str) -> StageScript:
     """The example script, but the first routing call of the query containing ``item_text``
-    gets a malformed reply, and so does its re-ask: that routing fails."""
+    gets a malformed reply, and so do its two re-asks: that routing fails."""
     script = StageScript.from_file(STAGES)
     scripted = script._replies["route_tree"]
-    broken = {"left": 2}
+    broken = {"left": 3}
 
     def route_tree(request):
         if item_text in request.text and broken["left"]:

@@ -112,7 +112,8 @@ async def aroute_and_grade(
         items, taxonomy, options, Path(routing_dir or run_dir / "routing"), router=router,
         router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget)
     summary = routing_summary(batch, taxonomy, len(options.judges))
-    source = RoutedItems(items=routed, input_fingerprint=input_fingerprint(items, taxonomy))
+    source = RoutedItems(items=routed, input_fingerprint=input_fingerprint(items, taxonomy),
+                         may_be_empty=bool(batch.failed))
     report = await arun(source, options, resume=resume, budget=budget)
     _settle_run(report, taxonomy, router_obj, batch, summary,
                 budget_stopped=budget is not None and budget.exhausted)

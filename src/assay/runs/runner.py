@@ -187,13 +187,13 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
     items = iter(source)
     try:  # an unreachable endpoint, a wrong path or a refused key fails here, before any work
         first = next(items, None)
-        if first is None:  # nothing to grade: an error, never an empty "complete" run
+        if first is None and not source.may_be_empty:  # an error, never an empty "complete" run
             raise no_items(source)
-        items = itertools.chain([first], items)
+        items = itertools.chain([first] if first is not None else [], items)
         slots = [JudgeSlot(c.judge_id, j) for c, j in zip(judge_configs, judges)]
-        if options.executor != "ray" and served_from_cache(
+        if first is None or options.executor != "ray" and served_from_cache(
                 first, options.rubric, Grader(grading, example_pools=pools), slots, cache):
-            for judge in judges:  # a warm cache: check just before the first request, if any
+            for judge in judges:  # nothing to grade yet, or a warm cache: check before the first request
                 judge.defer_check()
         else:
             await check_judges(judges)

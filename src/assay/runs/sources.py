@@ -88,6 +88,9 @@ class ItemSource:
     ideal: bool = False
     issues: list[Issue] = field(default_factory=list)
     skipped_without_response: int = 0
+    may_be_empty: bool = False
+    """Items are held back elsewhere (a taxonomy run's failed routings): an empty source is then
+    a run with nothing graded yet, whose caller settles its status, not an empty input."""
     _dataset_read: bool = field(default=False, init=False, repr=False)
     _dataset_cache: Any = field(default=None, init=False, repr=False)
     _sample_index: dict[str, list[int]] | None = field(default=None, init=False, repr=False)
@@ -168,6 +171,7 @@ class ItemSource:
                         continue
                     for sample in samples:
                         key = f"{item.id}#{sample}"
+                        matched.add(key)
                         yield item.model_copy(update={
                             "id": key, "response": self.responses[key],
                             "metadata": {**item.metadata, "prompt_id": item.id, "sample": sample}})
