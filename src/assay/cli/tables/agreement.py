@@ -31,14 +31,20 @@ def pooled_table(summary: AgreementSummary) -> Any:
 
 def score_table(summary: AgreementSummary) -> Any:
     table = new_table(f"Score-level agreement (formula: {summary.formula})",
-                      ["judge", "items", "Pearson", "Spearman", "Kendall", "RMSE", "MAE", "bias",
-                       "bias t-test"])
+                      ["judge", "items", "partly labelled", "Pearson", "Spearman", "Kendall",
+                       "RMSE", "MAE", "bias", "bias t-test"])
+    partly = 0
     for r in summary.reports:
         s = r.scores
         if s is None:
             continue
-        table.add_row(r.judge, str(s.n), fmt(s.pearson), fmt(s.spearman), fmt(s.kendall),
-                      fmt(s.rmse), fmt(s.mae), fmt(s.bias, "+.3f"), fmt_test(s.bias_test))
+        partly = max(partly, s.partly_labelled)
+        table.add_row(r.judge, str(s.n), str(s.partly_labelled), fmt(s.pearson), fmt(s.spearman),
+                      fmt(s.kendall), fmt(s.rmse), fmt(s.mae), fmt(s.bias, "+.3f"),
+                      fmt_test(s.bias_test))
+    if partly:
+        table.caption = ("partly labelled: items whose labels cover only some of the criteria "
+                         "judged; both scores of such an item use only the labelled criteria")
     return table
 
 
