@@ -22,9 +22,11 @@ def agreement(
         "an Autorubric dataset. Default for a run: the labels stored with it (by assay review, "
         "or a graded dataset's ground truth)."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
-    formula: str = typer.Option("autorubric", "--formula", "-f",
-                                help="Score formula for score-level agreement."),
-    abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
+    formula: str | None = typer.Option(
+        None, "--formula", "-f", help="Score formula for score-level agreement. Default: the "
+        "run's own (autorubric for a verdict file)."),
+    abstain: str | None = typer.Option(
+        None, "--abstain", help="skip | zero | partial[:F] | fail. Default: the run's own."),
     max_rows: int = typer.Option(40, "--max-rows", help="Criteria shown per judge."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs.", min=0),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=0,
@@ -40,16 +42,20 @@ def agreement(
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.label_sources import labels_for
+        from assay.metrics.label_sources import check_labels_match, labels_for
         from assay.metrics.sources import read_source
         from assay.metrics.summary import agreement_summary
+        from assay.metrics.verdict_sets import own_scoring
 
-        abstention = abstention_option(abstain)
+        own_formula, own_abstention = own_scoring(source)
+        abstention = abstention_option(abstain) if abstain is not None else own_abstention
         verdicts, rubrics = read_source(source, rubric)
         human, label_rubrics = labels_for(source, labels)
+        if labels is not None:
+            check_labels_match(human, verdicts, labels)
         return agreement_summary(verdicts, human, label_rubrics if rubrics is None else rubrics,
-                                 formula=formula, abstention=abstention, seed=seed,
-                                 n_resamples=bootstrap)
+                                 formula=formula or own_formula or "autorubric",
+                                 abstention=abstention, seed=seed, n_resamples=bootstrap)
 
     def show(summary):
         from assay.cli.tables.agreement import agreement_tables
@@ -68,33 +74,50 @@ def compare(
     source_b: Path = typer.Argument(..., help="The second verdict set, over the same items."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
     labels: Path | None = typer.Option(
-        None, "--labels", "-l", help="Human labels: McNemar then tests correctness."),
-    formula: str = typer.Option("autorubric", "--formula", "-f", help="Score formula."),
-    abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
+        None, "--labels", "-l", help="Human labels: McNemar then tests correctness. Default "
+        "for a run: the labels stored with A (as assay report does)."),
+    formula: str | None = typer.Option(
+        None, "--formula", "-f", help="Score formula. Default: run A's own (autorubric for a "
+        "verdict file)."),
+    abstain: str | None = typer.Option(
+        None, "--abstain", help="skip | zero | partial[:F] | fail. Default: run A's own."),
+    judge: str | None = typer.Option(
+        None, "--judge", help="Compare this judge's votes in both sources. Default for a run: "
+        "its aggregated verdicts."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and permutations."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
 ) -> None:
-    """Paired tests between two verdict sets on the same items (scores and verdicts)."""
+    """Paired tests between two verdict sets on the same items (scores and verdicts).
+
+    A run (an ensemble too) is compared on its aggregated verdicts, scored by run A's own
+    formula and abstention, as assay report compares it: the same pair, the same p-values.
+    """
     from assay.cli.command import dump_model, report
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.label_sources import labels_for
-        from assay.metrics.sources import read_source
+        from assay.metrics.label_sources import check_labels_match, labels_for
         from assay.metrics.summary import comparison
+        from assay.metrics.verdict_sets import verdict_set
 
-        abstention = abstention_option(abstain)
-        a, rubrics = read_source(source_a, rubric)
-        b, _ = read_source(source_b, rubric)
-        if not {v.item_id for v in a} & {v.item_id for v in b}:
+        a = verdict_set(source_a, rubric, judge=judge)
+        b = verdict_set(source_b, rubric, judge=judge)
+        if not {v.item_id for v in a.verdicts} & {v.item_id for v in b.verdicts}:
             from assay.errors import InputError, Issue
 
             raise InputError(Issue(f"{source_a}, {source_b}", None, None,
                                    "no item in common: a paired comparison needs the same items "
                                    "graded on both sides"))
-        human = labels_for(source_a, labels)[0] if labels is not None else None
-        return comparison(a, b, rubrics, labels=human, formula=formula, abstention=abstention,
-                          seed=seed)
+        human = a.labels or None
+        if labels is not None:
+            human = labels_for(source_a, labels)[0]
+            check_labels_match(human, [*a.verdicts, *b.verdicts], labels)
+        compared = a.compared if a.compared == b.compared else f"A: {a.compared}; B: {b.compared}"
+        return comparison(a.verdicts, b.verdicts, a.rubrics, labels=human,
+                          formula=formula or a.formula or "autorubric",
+                          abstention=(abstention_option(abstain) if abstain is not None
+                                      else a.abstention),
+                          seed=seed, compared=compared)
 
     def show(comparison_report):
         from assay.cli.tables.agreement import comparison_tables

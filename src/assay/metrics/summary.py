@@ -23,7 +23,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from assay.metrics.agreement import AgreementReport, agreement
-from assay.metrics.compare import ComparisonReport, compare_scores, compare_verdicts
+from assay.metrics.compare import (
+    N_PERMUTATIONS,
+    ComparisonReport,
+    compare_scores,
+    compare_verdicts,
+)
 from assay.metrics.inter_judge import InterJudgeReliability, inter_judge
 from assay.metrics.scores import item_scores
 from assay.metrics.sources import Rubrics, by_judge, inferred_rubrics
@@ -85,10 +90,12 @@ def comparison(
     formula: str = "autorubric",
     abstention: Any = None,
     n_resamples: int = 1000,
-    n_permutations: int = 9999,
+    n_permutations: int = N_PERMUTATIONS,
     seed: int = 0,
+    compared: str = "verdicts",
 ) -> ComparisonReport:
-    """Paired tests of two verdict sets over the same items (see :mod:`assay.metrics.compare`)."""
+    """Paired tests of two verdict sets over the same items (see :mod:`assay.metrics.compare`);
+    ``compared`` says what the verdicts are (e.g. a run's aggregated verdicts)."""
     known = _rubrics(rubrics, verdicts_a, verdicts_b)
     item_ids = {v.item_id for v in [*verdicts_a, *verdicts_b]}
     score = partial(item_scores, known.criteria_by_item(item_ids), formula=formula,
@@ -97,4 +104,6 @@ def comparison(
         scores=compare_scores(score(verdicts_a), score(verdicts_b), n_resamples=n_resamples,
                               n_permutations=n_permutations, seed=seed),
         verdicts=compare_verdicts(verdicts_a, verdicts_b, labels),
+        formula=formula,
+        compared=compared,
     )

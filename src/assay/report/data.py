@@ -155,7 +155,7 @@ def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonRepo
                       [v for v in b.finals if v.item_id in common], rubrics,
                       labels=a.labels or None, formula=a.scores.scoring.formula,
                       abstention=a.scores.scoring.abstention, seed=seed,
-                      n_permutations=999)
+                      compared=f"aggregated verdicts ({a.scores.scoring.aggregation})")
 
 
 def _label(verdict: Verdict) -> str:

@@ -112,6 +112,7 @@ def comparison_tables(report: ComparisonReport, name_a: str, name_b: str) -> lis
     s, v = report.scores, report.verdicts
     scores = new_table(f"Scores: A = {name_a}, B = {name_b} ({s.n_items} paired items)",
                        ["measure", "value"])
+    scores.caption = f"compared: {report.compared}; formula {report.formula}"
     scores.add_row("mean A", fmt(s.mean_a))
     scores.add_row("mean B", fmt(s.mean_b))
     scores.add_row("mean difference A − B (bootstrap 95% CI)", fmt(s.mean_difference, "+.3f"))
