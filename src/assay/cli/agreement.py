@@ -35,6 +35,8 @@ def agreement(
 ) -> None:
     """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge.
 
+    With several judges, their reliability too; an ensemble without labels gets that alone.
+
     κ, F1, accuracy and the score-level figures come with 95% percentile bootstrap CIs,
     resampling items (seeded); where a CI cannot be given, the JSON says why.
     """
@@ -42,14 +44,18 @@ def agreement(
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.label_sources import check_labels_match, labels_for
-        from assay.metrics.sources import read_source
-        from assay.metrics.summary import agreement_summary
+        from assay.metrics.label_sources import check_labels_match, has_stored_labels, labels_for
+        from assay.metrics.sources import judges_of, read_source
+        from assay.metrics.summary import agreement_summary, reliability_summary
         from assay.metrics.verdict_sets import own_scoring
 
         own_formula, own_abstention = own_scoring(source)
         abstention = abstention_option(abstain) if abstain is not None else own_abstention
         verdicts, rubrics = read_source(source, rubric)
+        if labels is None and not has_stored_labels(source) and len(judges_of(verdicts)) > 1:
+            return reliability_summary(verdicts, rubrics, formula=formula or own_formula or
+                                       "autorubric", abstention=abstention, seed=seed,
+                                       n_resamples=bootstrap)
         human, label_rubrics = labels_for(source, labels)
         if labels is not None:
             check_labels_match(human, verdicts, labels)

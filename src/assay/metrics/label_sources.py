@@ -42,6 +42,17 @@ def labels_for(source: str | Path, labels: str | Path | None) -> tuple[list[Verd
     return found.labels, (Rubrics(per_item=found.rubrics) if found.rubrics is not None else None)
 
 
+def has_stored_labels(source: str | Path) -> bool:
+    """Whether a run directory holds human labels (``RUN/labels.sqlite``, not empty)."""
+    from assay.review.labels import RunLabels
+
+    source = Path(source)
+    if not source.is_dir() or not RunLabels.exists(source):
+        return False
+    with RunLabels.open(source) as labels:
+        return bool(labels.verdicts())
+
+
 def check_labels_match(labels: Iterable[Verdict], verdicts: Iterable[Verdict],
                        where: str | Path) -> None:
     """An :class:`InputError` naming ``where`` when no label is on an (item, criterion) that

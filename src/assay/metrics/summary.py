@@ -73,12 +73,45 @@ def agreement_summary(
     lookup = known.lookup([*verdicts, *labels]) if rubrics is not None else {}
     reports = agreement(verdicts, labels, lookup, score_items=score, seed=seed,
                         n_resamples=n_resamples)
-    judges = by_judge(verdicts)
     reliability = None
-    if len(judges) > 1:
-        scores = {j: score(vs) for j, vs in judges.items()}
-        reliability = inter_judge(verdicts, lookup, item_scores=scores)
+    if len(by_judge(verdicts)) > 1:
+        reliability = _between_judges(verdicts, lookup, score, seed=seed, n_resamples=n_resamples)
     return AgreementSummary(formula=formula, reports=reports, inter_judge=reliability)
+
+
+def reliability_summary(
+    verdicts: Sequence[Verdict],
+    rubrics: Rubrics | None = None,
+    *,
+    formula: str = "autorubric",
+    abstention: Any = None,
+    seed: int = 0,
+    n_resamples: int = 1000,
+) -> AgreementSummary:
+    """Reliability between the judges of ``verdicts`` alone, no human label needed: α, Fleiss'
+    κ and percent agreement pooled and per criterion, and the ICCs and interval α of their
+    per-item scores, each with a seeded bootstrap CI over items.
+
+    >>> from assay.verdict import Verdict
+    >>> vs = [Verdict(item_id=i, criterion_id="c", decision=v, judge=j)
+    ...       for j, answers in {"a": "MMUU", "b": "MMUM"}.items()
+    ...       for i, v in zip("wxyz", ["MET" if x == "M" else "UNMET" for x in answers])]
+    >>> s = reliability_summary(vs)
+    >>> s.reports, s.inter_judge.percent_agreement.value
+    ([], 0.75)
+    """
+    known = _rubrics(rubrics, verdicts)
+    criteria_by_item = known.criteria_by_item({v.item_id for v in verdicts})
+    score = partial(item_scores, criteria_by_item, formula=formula, abstention=abstention)
+    lookup = known.lookup(verdicts) if rubrics is not None else {}
+    return AgreementSummary(formula=formula, reports=[], inter_judge=_between_judges(
+        verdicts, lookup, score, seed=seed, n_resamples=n_resamples))
+
+
+def _between_judges(verdicts: Sequence[Verdict], lookup: Any, score: Any, *, seed: int,
+                    n_resamples: int) -> InterJudgeReliability:
+    scores = {j: score(vs) for j, vs in by_judge(verdicts).items()}
+    return inter_judge(verdicts, lookup, item_scores=scores, seed=seed, n_resamples=n_resamples)
 
 
 def comparison(

@@ -205,10 +205,9 @@ def _agreement(verdicts, human, rubrics, scoring) -> AgreementSummary | None:
     from assay.metrics.summary import agreement_summary
 
     if not human:  # several judges and no labels: reliability between judges only
-        from assay.metrics.inter_judge import inter_judge
+        from assay.metrics.summary import reliability_summary
 
-        lookup = Rubrics(per_item=rubrics).lookup(verdicts)
-        return AgreementSummary(formula=scoring.formula, reports=[],
-                                inter_judge=inter_judge(verdicts, lookup))
+        return reliability_summary(verdicts, Rubrics(per_item=rubrics), formula=scoring.formula,
+                                   abstention=scoring.abstention)
     return agreement_summary(verdicts, human, Rubrics(per_item=rubrics), formula=scoring.formula,
                              abstention=scoring.abstention)
