@@ -31,6 +31,10 @@ def _table(rows):
     return UnitTable.of(list(enumerate(rows)), n_items=len(rows))
 
 
+def _steps(rows):
+    return UnitTable.of_steps(range(len(rows)), rows, n_items=len(rows))
+
+
 def _by_rater(rows):
     return [list(column) for column in zip(*rows, strict=True)]
 
@@ -43,7 +47,7 @@ def test_nominal_alpha_equals_the_krippendorff_package():
 
 def test_ordinal_alpha_equals_the_krippendorff_package():
     rows = _ratings(seed=1)
-    assert ordinal_alpha(_table(rows), with_data(len(rows)), 4)[0] == pytest.approx(
+    assert ordinal_alpha(_steps(rows), with_data(len(rows)), 4)[0] == pytest.approx(
         krippendorff_alpha(_by_rater(rows), "ordinal").value, abs=1e-12)
 
 
@@ -92,7 +96,7 @@ def test_a_resamples_alpha_and_kappa_are_those_of_the_items_it_drew():
     again = [rows[i] for i in drawn]
     assert nominal_alpha(_table(rows), weights)[0] == pytest.approx(
         krippendorff_alpha(_by_rater(again)).value, abs=1e-12)
-    assert ordinal_alpha(_table(rows), weights, 4)[0] == pytest.approx(
+    assert ordinal_alpha(_steps(rows), weights, 4)[0] == pytest.approx(
         krippendorff_alpha(_by_rater(again), "ordinal").value, abs=1e-12)
     assert fleiss_kappa(_table(rows), weights)[0] == pytest.approx(
         library_fleiss(again).value, abs=1e-12)

@@ -66,6 +66,9 @@ def agreement(
     def show(summary):
         from assay.cli.tables.agreement import agreement_tables
 
+        if not summary.reports:
+            yield ("no human labels: reliability between the judges only (for agreement with "
+                   "humans, give --labels FILE, or label the run with assay review)")
         yield from agreement_tables(summary, max_rows)
         yield (f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed}); "
                "a figure without one: see --json for why" if bootstrap else

@@ -24,7 +24,6 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -94,19 +93,22 @@ def inter_judge(
         grouped[(v.item_id, v.criterion_id)].append(v)
     units: dict[tuple[str, str], list[Code]] = {}
     infos: dict[str, CriterionInfo] = {}
-    by_criterion: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    by_criterion: dict[str, list[int]] = defaultdict(list)
     for key, group in grouped.items():
         info = criteria.get(key) or CriterionInfo.inferred(key[1], group)
         infos.setdefault(key[1], info)
         coded = {v.judge: info.code(v) for v in group}
+        by_criterion[key[1]].append(len(units))
         units[key] = [coded.get(j) for j in judges]
-        by_criterion[key[1]].append(key)
     boot = _Bootstrap(sorted({k[0] for k in units}), seed, n_resamples)
+    # each criterion's labels are categories of their own: (criterion, label)
     pooled = boot.table([(k[0], [None if x is None else (k[1], x) for x in r])
-                         for k, r in units.items()])
-    per_criterion = {cid: _criterion(infos[cid], [(k[0], units[k]) for k in by_criterion[cid]],
-                                     boot)
-                     for cid in sorted(by_criterion)}
+                         for k, r in units.items()], len(judges))
+    keys = list(units)
+    per_criterion = {
+        cid: _criterion(infos[cid], [units[keys[u]] for u in by_criterion[cid]],
+                        pooled.subset(np.array(by_criterion[cid], int)), boot)
+        for cid in sorted(by_criterion)}
     score_icc = score_alpha = None
     if item_scores is not None:
         score_icc, score_alpha = _score_reliability(item_scores, judges, seed, n_resamples)
@@ -134,9 +136,20 @@ class _Bootstrap:
                           else "CI undefined: fewer than two items" if resamples is None
                           else None)
 
-    def table(self, units: list[tuple[str, list[Any]]]) -> UnitTable:
+    def restricted(self, table: UnitTable) -> tuple[_Bootstrap, UnitTable]:
+        """This bootstrap and ``table`` on the items ``table`` touches only (the same figures,
+        for less work: a criterion of a few items is resampled over those items' weights)."""
+        items, local = np.unique(table.items, return_inverse=True)
+        narrow = object.__new__(_Bootstrap)
+        narrow.index = {}
+        narrow.weights = self.weights[:, items] if len(items) >= 2 else self.weights[:1, items]
+        narrow.why_no_ci = self.why_no_ci or (None if len(items) >= 2 else
+                                              "CI undefined: on fewer than two items")
+        return narrow, UnitTable(local.reshape(-1), table.codes, len(items))
+
+    def table(self, units: list[tuple[str, list[Any]]], raters: int) -> UnitTable:
         return UnitTable.of([(self.index[item], ratings) for item, ratings in units],
-                            len(self.index))
+                            len(self.index), raters)
 
     def metric(self, values: np.ndarray, n: int, reason: str) -> Metric:
         """The figure on the data (first value) with the CI of its resamples (the others)."""
@@ -148,46 +161,49 @@ class _Bootstrap:
         return interval_metric(metric, values[1:])
 
     def percent_agreement(self, table: UnitTable) -> Metric:
-        k = len(table.ratings[0]) if table.ratings else 0
-        both = sum(r[i] is not None and r[j] is not None for r in table.ratings
-                   for i, j in itertools.combinations(range(k), 2))
-        return self.metric(percent_agreement(table, self.weights), both,
+        both, _ = table.pair_counts()
+        return self.metric(percent_agreement(table, self.weights), int(both.sum()),
                            "no unit was rated by two raters")
 
     def fleiss(self, table: UnitTable) -> Metric:
-        complete = sum(all(x is not None for x in r) for r in table.ratings)
-        k = len(table.ratings[0]) if table.ratings else 0
-        if complete < 2 or k < 2:
+        complete = int((table.rated() == table.raters).sum())
+        if complete < 2 or table.raters < 2:
             return Metric.undefined("needs ≥2 units and ≥2 raters", n=complete)
         return self.metric(fleiss_kappa(table, self.weights), complete,
                            "every rating is the same category")
 
 
 def _alpha_n(table: UnitTable) -> tuple[int, str]:
-    pairable = sum(sum(x is not None for x in r) >= 2 for r in table.ratings)
+    pairable = int((table.rated() >= 2).sum())
     return pairable, ("fewer than two distinct values: α is undefined" if pairable
                       else "no unit was rated by two raters")
 
 
-def _criterion(info: CriterionInfo, units: list[tuple[str, list[Code]]],
+def _criterion(info: CriterionInfo, ratings: list[list[Code]], table: UnitTable,
                boot: _Bootstrap) -> CriterionReliability:
-    """One criterion's figures: α on the library (level-aware), with the CI of its sums."""
+    """One criterion's figures (``table``: its units), α level-aware by the ``krippendorff``
+    package, with the CIs of their sums."""
+    boot, table = boot.restricted(table)
     level: AlphaLevel
     if info.kind is CriterionKind.ORDINAL:
         level = "ordinal"
-        rows: list[list[Any]] = [[None if x is None else info.steps[as_label(x)] for x in r]
-                                 for _, r in units]
+        steps: list[list[Any]] = [[None if x is None else info.steps[as_label(x)] for x in r]
+                                  for r in ratings]
+        alpha = krippendorff_alpha(list(map(list, zip(*steps))), level)
+        if alpha.value is not None and boot.why_no_ci is None:
+            by_step = UnitTable.of_steps(table.items, steps, table.n_items)
+            resampled = ordinal_alpha(by_step, boot.weights, len(info.options))
+            alpha = boot.metric(np.concatenate([[alpha.value], resampled[1:]]), alpha.n, "")
     else:
-        level, rows = "nominal", [r for _, r in units]
-    table = boot.table([(item, row) for (item, _), row in zip(units, rows, strict=True)])
-    alpha = krippendorff_alpha(list(map(list, zip(*rows))), level)
-    if alpha.value is not None:
-        resampled = (ordinal_alpha(table, boot.weights, len(info.options)) if level == "ordinal"
-                     else nominal_alpha(table, boot.weights))
-        alpha = boot.metric(np.concatenate([[alpha.value], resampled[1:]]), alpha.n,
-                            alpha.reason or "")
+        level = "nominal"
+        alpha = krippendorff_alpha(list(map(list, zip(*ratings))), level)
+        if alpha.value is not None and boot.why_no_ci is None:
+            resampled = nominal_alpha(table, boot.weights)
+            alpha = boot.metric(np.concatenate([[alpha.value], resampled[1:]]), alpha.n, "")
+    if alpha.value is not None and boot.why_no_ci is not None:
+        alpha = alpha.model_copy(update={"reason": boot.why_no_ci})
     return CriterionReliability(
-        n_units=len(units),
+        n_units=len(ratings),
         alpha=alpha,
         alpha_level=level,
         fleiss_kappa=boot.fleiss(table),

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -47,29 +47,70 @@ def with_data(n_items: int, resamples: np.ndarray | None = None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class UnitTable:
-    """Units rated by the same raters: each unit's item and its ratings (None = not rated)."""
+    """Units rated by the same raters: each unit's item and its ratings as category codes
+    (``-1`` = not rated)."""
 
     items: np.ndarray  # (U,) item index of each unit
-    ratings: list[list[Hashable | None]]  # U × raters
+    codes: np.ndarray  # (U, raters) category code of each rating, -1 = not rated
     n_items: int
 
     @classmethod
-    def of(cls, units: Sequence[tuple[int, Sequence[Hashable | None]]], n_items: int) -> UnitTable:
-        return cls(np.array([i for i, _ in units], int), [list(r) for _, r in units], n_items)
+    def of(cls, units: Sequence[tuple[int, Sequence[Hashable | None]]], n_items: int,
+           raters: int | None = None) -> UnitTable:
+        """From ``(item index, ratings)`` pairs, ratings being any hashable values (None = not
+        rated); equal values are one category."""
+        categories: dict[Hashable, int] = {}
+        k = raters if raters is not None else max((len(r) for _, r in units), default=0)
+        codes = np.full((len(units), k), -1, int)
+        for u, (_, ratings) in enumerate(units):
+            for j, value in enumerate(ratings):
+                if value is not None:
+                    codes[u, j] = categories.setdefault(value, len(categories))
+        return cls(np.array([i for i, _ in units], int), codes, n_items)
 
+    @classmethod
+    def of_steps(cls, items: Sequence[int] | np.ndarray, steps: Sequence[Sequence[int | None]],
+                 n_items: int) -> UnitTable:
+        """Ordinal ratings: each unit's ratings as option steps ``0, 1, …`` (None = not
+        rated), the steps being the category codes (:func:`ordinal_alpha` needs their order)."""
+        codes = np.array([[-1 if x is None else x for x in row] for row in steps], int)
+        return cls(np.asarray(items, int), codes.reshape(len(steps), -1), n_items)
 
-def _category_counts(items: np.ndarray, rows: Sequence[Sequence[Hashable]], n_items: int) -> Any:
-    """Sparse ``(n_items, categories)`` counts of the ratings in ``rows`` (one row per unit)."""
-    from scipy import sparse
+    def subset(self, rows: np.ndarray) -> UnitTable:
+        return UnitTable(self.items[rows], self.codes[rows], self.n_items)
 
-    codes: dict[Hashable, int] = {}
-    row_ix, col_ix = [], []
-    for item, ratings in zip(items, rows, strict=True):
-        for value in ratings:
-            row_ix.append(item)
-            col_ix.append(codes.setdefault(value, len(codes)))
-    data = np.ones(len(row_ix))
-    return sparse.csr_array((data, (row_ix, col_ix)), shape=(n_items, max(len(codes), 1)))
+    @property
+    def raters(self) -> int:
+        return self.codes.shape[1]
+
+    def rated(self) -> np.ndarray:
+        """(U,) how many raters rated each unit."""
+        return (self.codes >= 0).sum(axis=1)
+
+    def pair_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(U,) rater pairs that both rated each unit, and those of them that agree."""
+        both = np.zeros(len(self.codes))
+        same = np.zeros(len(self.codes))
+        for i, j in itertools.combinations(range(self.raters), 2):
+            rated = (self.codes[:, i] >= 0) & (self.codes[:, j] >= 0)
+            both += rated
+            same += rated & (self.codes[:, i] == self.codes[:, j])
+        return both, same
+
+    def per_item(self, values: np.ndarray) -> np.ndarray:
+        """(n_items,) the sum of a per-unit value over each item's units."""
+        return np.bincount(self.items, weights=values, minlength=self.n_items).astype(float)
+
+    def category_counts(self, units: np.ndarray) -> Any:
+        """Sparse ``(n_items, categories)`` counts of the ratings of the ``units`` (a mask)."""
+        from scipy import sparse
+
+        codes = self.codes[units]
+        items = np.repeat(self.items[units], self.raters).reshape(codes.shape)
+        rated = codes >= 0
+        n_categories = int(self.codes.max(initial=-1)) + 1
+        return sparse.csr_array((np.ones(int(rated.sum())), (items[rated], codes[rated])),
+                                shape=(self.n_items, max(n_categories, 1)))
 
 
 def _sum_of_squared_totals(counts: Any, weights: np.ndarray) -> np.ndarray:
@@ -82,36 +123,29 @@ def _sum_of_squared_totals(counts: Any, weights: np.ndarray) -> np.ndarray:
     return out
 
 
-def _per_item(items: np.ndarray, values: np.ndarray, n_items: int) -> np.ndarray:
-    return np.bincount(items, weights=values, minlength=n_items).astype(float)
-
-
 def nominal_alpha(table: UnitTable, weights: np.ndarray) -> np.ndarray:
     """Krippendorff's α (nominal) of ``table`` under each row of ``weights``."""
-    rated = [[v for v in r if v is not None] for r in table.ratings]
-    pairable = np.array([len(r) >= 2 for r in rated], bool)
-    rows = [r for r, keep in zip(rated, pairable, strict=True) if keep]
-    items = table.items[pairable]
-    m = np.array([len(r) for r in rows], float)
-    counts = _category_counts(items, rows, table.n_items)
-    squares = np.array([sum(c * c for c in _value_counts(r)) for r in rows], float)
-    observed = _per_item(items, (m * m - squares) / np.maximum(m - 1, 1), table.n_items)
-    n = weights @ _per_item(items, m, table.n_items)
-    expected = n * n - _sum_of_squared_totals(counts, weights)
+    m = table.rated()
+    pairable = m >= 2
+    both, same = table.pair_counts()
+    # m² − Σ_c n_uc² is twice the rater pairs of the unit that disagree
+    observed = table.per_item(np.where(pairable, 2 * (both - same) / np.maximum(m - 1, 1), 0))
+    n = weights @ table.per_item(np.where(pairable, m, 0).astype(float))
+    expected = n * n - _sum_of_squared_totals(table.category_counts(pairable), weights)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(expected > 0, 1 - (n - 1) * (weights @ observed) / expected, np.nan)
 
 
 def ordinal_alpha(table: UnitTable, weights: np.ndarray, n_levels: int) -> np.ndarray:
-    """Krippendorff's α (ordinal) of ``table``, whose ratings are steps ``0 .. n_levels − 1``:
-    the coincidence matrix is summed per item, and the ordinal distances (which depend on the
-    category totals) are taken from each resample's own totals."""
+    """Krippendorff's α (ordinal) of ``table``, whose category codes are the steps
+    ``0 .. n_levels − 1``: the coincidence matrix is summed per item, and the ordinal distances
+    (which depend on the category totals) are taken from each resample's own totals."""
+    m = table.rated().astype(float)
     per_item = np.zeros((table.n_items, n_levels, n_levels))
-    for item, row in zip(table.items, table.ratings, strict=True):
-        rated = np.bincount([cast(int, v) for v in row if v is not None], minlength=n_levels)
-        m = rated.sum()
-        if m >= 2:
-            per_item[item] += (np.outer(rated, rated) - np.diag(rated)) / (m - 1)
+    for i, j in itertools.permutations(range(table.raters), 2):
+        ci, cj = table.codes[:, i], table.codes[:, j]
+        pair = (ci >= 0) & (cj >= 0) & (m >= 2)
+        np.add.at(per_item, (table.items[pair], ci[pair], cj[pair]), 1 / (m[pair] - 1))
     coincidences = (weights @ per_item.reshape(table.n_items, -1)).reshape(-1, n_levels,
                                                                             n_levels)
     totals = coincidences.sum(axis=2)  # (B, V)
@@ -125,27 +159,19 @@ def ordinal_alpha(table: UnitTable, weights: np.ndarray, n_levels: int) -> np.nd
         return np.where(expected > 1e-12, 1 - (n - 1) * observed / expected, np.nan)
 
 
-def _value_counts(values: Sequence[Hashable]) -> list[int]:
-    from collections import Counter
-
-    return list(Counter(values).values())
-
-
 def fleiss_kappa(table: UnitTable, weights: np.ndarray) -> np.ndarray:
     """Fleiss' κ over the units of ``table`` that every rater rated."""
-    complete = np.array([all(v is not None for v in r) for r in table.ratings], bool)
-    rows = [r for r, keep in zip(table.ratings, complete, strict=True) if keep]
-    items = table.items[complete]
-    k = len(table.ratings[0]) if table.ratings else 0
-    if not rows or k < 2:
+    k = table.raters
+    complete = table.rated() == k
+    if k < 2 or not complete.any():
         return np.full(len(weights), np.nan)
-    agreement = np.array([(sum(c * c for c in _value_counts(r)) - k) / (k * (k - 1))
-                          for r in rows], float)
-    units = weights @ _per_item(items, np.ones(len(rows)), table.n_items)
-    observed = weights @ _per_item(items, agreement, table.n_items)
-    counts = _category_counts(items, rows, table.n_items)
+    _, same = table.pair_counts()
+    # a unit's agreement (Σ_c n_uc² − k) / (k(k − 1)) is its share of agreeing rater pairs
+    units = weights @ table.per_item(complete.astype(float))
+    observed = weights @ table.per_item(np.where(complete, 2 * same / (k * (k - 1)), 0))
+    squares = _sum_of_squared_totals(table.category_counts(complete), weights)
     with np.errstate(divide="ignore", invalid="ignore"):
-        chance = _sum_of_squared_totals(counts, weights) / (k * units) ** 2
+        chance = squares / (k * units) ** 2
         mean = observed / units
         return np.where((units > 0) & (chance < 1 - 1e-12), (mean - chance) / (1 - chance),
                         np.nan)
@@ -153,16 +179,14 @@ def fleiss_kappa(table: UnitTable, weights: np.ndarray) -> np.ndarray:
 
 def percent_agreement(table: UnitTable, weights: np.ndarray) -> np.ndarray:
     """Mean over rater pairs of the share of units both rated where they agree."""
-    k = len(table.ratings[0]) if table.ratings else 0
     shares = []
-    for i, j in itertools.combinations(range(k), 2):
-        both = np.array([r[i] is not None and r[j] is not None for r in table.ratings], float)
-        same = np.array([r[i] is not None and r[i] == r[j] for r in table.ratings], float)
-        total = weights @ _per_item(table.items, both, table.n_items)
+    for i, j in itertools.combinations(range(table.raters), 2):
+        ci, cj = table.codes[:, i], table.codes[:, j]
+        both = (ci >= 0) & (cj >= 0)
+        total = weights @ table.per_item(both.astype(float))
+        agree = weights @ table.per_item((both & (ci == cj)).astype(float))
         with np.errstate(divide="ignore", invalid="ignore"):
-            shares.append(np.where(total > 0, (weights @ _per_item(table.items, same,
-                                                                    table.n_items)) / total,
-                                   np.nan))
+            shares.append(np.where(total > 0, agree / total, np.nan))
     if not shares:
         return np.full(len(weights), np.nan)
     stacked = np.vstack(shares)
