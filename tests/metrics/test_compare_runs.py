@@ -117,3 +117,14 @@ async def test_labels_that_match_no_item_are_an_error_for_compare(tmp_path):
     result = runner.invoke(app, ["compare", str(a), str(a), "--labels", str(labels)])
     assert result.exit_code == 1
     assert "other.jsonl: --labels: none of the 1 labels" in result.output
+
+
+async def test_labels_that_match_no_item_are_an_error_for_the_report(tmp_path):
+    a = await _grade(tmp_path, "a", [AGREE])
+    labels = tmp_path / "other.jsonl"
+    labels.write_text(json.dumps({"item_id": "elsewhere-7", "criterion_id": "stinger",
+                                  "verdict": "MET", "judge": "dr"}) + "\n")
+    result = runner.invoke(app, ["report", str(a), "--labels", str(labels),
+                                 "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 1
+    assert "other.jsonl: --labels: none of the 1 labels" in result.output

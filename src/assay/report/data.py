@@ -136,6 +136,10 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         manifest = _manifest(path)
     finally:
         store.close()
+    if labels is not None:
+        from assay.metrics.label_sources import check_labels_match
+
+        check_labels_match(human, verdicts, labels)
     agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
                      verdicts, final_verdicts, rubrics, human, agreement)
