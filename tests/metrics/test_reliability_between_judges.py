@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from tests.report.conftest import AGREE, write_run_inputs
 from typer.testing import CliRunner
@@ -106,3 +107,19 @@ def test_pooled_alpha_and_kappa_keep_a_penalty_criterions_met_apart_from_a_posit
     # by hand in tests/metrics/test_reliability_sums.py (MET shared across criteria: 8/15)
     assert r.alpha_nominal.value == pytest.approx(16 / 23)
     assert r.fleiss_kappa.value == pytest.approx(15 / 23)
+
+
+def test_score_alpha_of_many_distinct_scores_is_computed_from_sums():
+    # the krippendorff package holds units × values² floats: 67 GiB for 1,000 distinct scores
+    items = [f"q{i}" for i in range(1000)]
+    scores = {judge: {item: (i * 7919 + shift) % 1000 / 1000 for i, item in enumerate(items)}
+              for judge, shift in (("a", 0), ("b", 3), ("c", 11))}
+    verdicts = [Verdict(item_id="q0", criterion_id="x", judge=j, decision="MET") for j in "abc"]
+    r = inter_judge(verdicts, item_scores=scores, n_resamples=0)
+    x = np.array([[scores[j][item] for j in "abc"] for item in items])
+    # Krippendorff's definition: α = 1 − D_o / D_e, squared differences within units (each
+    # unit's pairs over m − 1 = 2) against all pairs of values (over n − 1)
+    within = sum(((row[:, None] - row[None, :]) ** 2).sum() / 2 for row in x) / x.size
+    values = x.ravel()
+    between = ((values[:, None] - values[None, :]) ** 2).sum() / (x.size * (x.size - 1))
+    assert r.score_alpha_interval.value == pytest.approx(1 - within / between, abs=1e-9)
