@@ -23,9 +23,11 @@ def agreement(
         "an Autorubric dataset. Default for a run: the labels stored with it (by assay review, "
         "or a graded dataset's ground truth)."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
-    formula: str = typer.Option("autorubric", "--formula", "-f",
-                                help="Score formula for score-level agreement."),
-    abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
+    formula: str | None = typer.Option(
+        None, "--formula", "-f", help="Score formula for score-level agreement. Default: the "
+        "run's own (autorubric for a verdict file)."),
+    abstain: str | None = typer.Option(
+        None, "--abstain", help="skip | zero | partial[:F] | fail. Default: the run's own."),
     max_rows: int = typer.Option(40, "--max-rows", help="Criteria shown per judge."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs.", min=0),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=0,
@@ -35,6 +37,8 @@ def agreement(
                                           help=REQUIRE_COMPLETE_HELP),
 ) -> None:
     """Agreement of judge verdicts with human labels: per criterion, axis, pooled, per judge.
+
+    With several judges, their reliability too; an ensemble without labels gets that alone.
 
     κ, F1, accuracy and the score-level figures come with 95% percentile bootstrap CIs,
     resampling items (seeded); where a CI cannot be given, the JSON says why.
@@ -46,22 +50,33 @@ def agreement(
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.label_sources import labels_for
-        from assay.metrics.sources import read_source
-        from assay.metrics.summary import agreement_summary
+        from assay.metrics.label_sources import check_labels_match, has_stored_labels, labels_for
+        from assay.metrics.sources import judges_of, read_source
+        from assay.metrics.summary import agreement_summary, reliability_summary
+        from assay.metrics.verdict_sets import own_scoring
 
         statuses.extend(statuses_of([source, labels], require_complete=require_complete))
-        abstention = abstention_option(abstain)
+        own_formula, own_abstention = own_scoring(source)
+        abstention = abstention_option(abstain) if abstain is not None else own_abstention
         verdicts, rubrics = read_source(source, rubric)
+        if labels is None and not has_stored_labels(source) and len(judges_of(verdicts)) > 1:
+            return reliability_summary(verdicts, rubrics, formula=formula or own_formula or
+                                       "autorubric", abstention=abstention, seed=seed,
+                                       n_resamples=bootstrap)
         human, label_rubrics = labels_for(source, labels)
+        if labels is not None:
+            check_labels_match(human, verdicts, labels)
         return agreement_summary(verdicts, human, label_rubrics if rubrics is None else rubrics,
-                                 formula=formula, abstention=abstention, seed=seed,
-                                 n_resamples=bootstrap)
+                                 formula=formula or own_formula or "autorubric",
+                                 abstention=abstention, seed=seed, n_resamples=bootstrap)
 
     def show(summary):
         from assay.cli.tables.agreement import agreement_tables
 
         yield from warnings(statuses)
+        if not summary.reports:
+            yield ("no human labels: reliability between the judges only (for agreement with "
+                   "humans, give --labels FILE, or label the run with assay review)")
         yield from agreement_tables(summary, max_rows)
         yield (f"[brackets]: 95% bootstrap CIs over items ({bootstrap} resamples, seed {seed}); "
                "a figure without one: see --json for why" if bootstrap else
@@ -78,15 +93,26 @@ def compare(
     source_b: Path = typer.Argument(..., help="The second verdict set, over the same items."),
     rubric: Path | None = typer.Option(None, "--rubric", "-r", help=_RUBRIC_HELP),
     labels: Path | None = typer.Option(
-        None, "--labels", "-l", help="Human labels: McNemar then tests correctness."),
-    formula: str = typer.Option("autorubric", "--formula", "-f", help="Score formula."),
-    abstain: str = typer.Option("skip", "--abstain", help="skip | zero | partial[:F] | fail."),
+        None, "--labels", "-l", help="Human labels: McNemar then tests correctness. Default "
+        "for a run: the labels stored with A (as assay report does)."),
+    formula: str | None = typer.Option(
+        None, "--formula", "-f", help="Score formula. Default: run A's own (autorubric for a "
+        "verdict file)."),
+    abstain: str | None = typer.Option(
+        None, "--abstain", help="skip | zero | partial[:F] | fail. Default: run A's own."),
+    judge: str | None = typer.Option(
+        None, "--judge", help="Compare this judge's votes in both sources. Default for a run: "
+        "its aggregated verdicts."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and permutations."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
     require_complete: bool = typer.Option(False, "--require-complete",
                                           help=REQUIRE_COMPLETE_HELP),
 ) -> None:
-    """Paired tests between two verdict sets on the same items (scores and verdicts)."""
+    """Paired tests between two verdict sets on the same items (scores and verdicts).
+
+    A run (an ensemble too) is compared on its aggregated verdicts, scored by run A's own
+    formula and abstention, as assay report compares it: the same pair, the same p-values.
+    """
     from assay.cli.command import report
     from assay.cli.run_status import dump_with_status, statuses_of, warnings
 
@@ -94,24 +120,30 @@ def compare(
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.label_sources import labels_for
-        from assay.metrics.sources import read_source
+        from assay.metrics.label_sources import check_labels_match, labels_for
         from assay.metrics.summary import comparison
+        from assay.metrics.verdict_sets import verdict_set
 
         statuses.extend(statuses_of([source_a, source_b, labels],
                                     require_complete=require_complete))
-        abstention = abstention_option(abstain)
-        a, rubrics = read_source(source_a, rubric)
-        b, _ = read_source(source_b, rubric)
-        if not {v.item_id for v in a} & {v.item_id for v in b}:
+        a = verdict_set(source_a, rubric, judge=judge)
+        b = verdict_set(source_b, rubric, judge=judge)
+        if not {v.item_id for v in a.verdicts} & {v.item_id for v in b.verdicts}:
             from assay.errors import InputError, Issue
 
             raise InputError(Issue(f"{source_a}, {source_b}", None, None,
                                    "no item in common: a paired comparison needs the same items "
                                    "graded on both sides"))
-        human = labels_for(source_a, labels)[0] if labels is not None else None
-        return comparison(a, b, rubrics, labels=human, formula=formula, abstention=abstention,
-                          seed=seed)
+        human = a.labels or None
+        if labels is not None:
+            human = labels_for(source_a, labels)[0]
+            check_labels_match(human, [*a.verdicts, *b.verdicts], labels)
+        compared = a.compared if a.compared == b.compared else f"A: {a.compared}; B: {b.compared}"
+        return comparison(a.verdicts, b.verdicts, a.rubrics, labels=human,
+                          formula=formula or a.formula or "autorubric",
+                          abstention=(abstention_option(abstain) if abstain is not None
+                                      else a.abstention),
+                          seed=seed, compared=compared)
 
     def show(comparison_report):
         from assay.cli.tables.agreement import comparison_tables

@@ -30,6 +30,10 @@ from assay.metrics.significance import (
 from assay.metrics.uncertainty import bootstrap_ci
 from assay.verdict import Decision, Verdict
 
+N_PERMUTATIONS = 9999
+"""Resamples of the paired permutation test, for every command that shows one (``assay
+compare``, ``assay report``): the same pair of runs never shows two p-values."""
+
 
 class ScoreComparison(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -58,6 +62,8 @@ class ComparisonReport(BaseModel):
 
     scores: ScoreComparison
     verdicts: VerdictComparison
+    formula: str = "autorubric"
+    compared: str = "verdicts"  # e.g. "aggregated verdicts (binary=majority,...)"
 
 
 def _difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -69,7 +75,7 @@ def compare_scores(
     scores_b: Mapping[str, float | None],
     *,
     n_resamples: int = 1000,
-    n_permutations: int = 9999,
+    n_permutations: int = N_PERMUTATIONS,
     seed: int = 0,
 ) -> ScoreComparison:
     """Paired tests on the items both score maps scored."""

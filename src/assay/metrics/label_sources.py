@@ -16,8 +16,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
+from assay.errors import InputError, Issue
 from assay.metrics.sources import Rubrics
 from assay.verdict import Verdict
 
@@ -38,3 +40,38 @@ def labels_for(source: str | Path, labels: str | Path | None) -> tuple[list[Verd
 
     found = read_labels(path)
     return found.labels, (Rubrics(per_item=found.rubrics) if found.rubrics is not None else None)
+
+
+def has_stored_labels(source: str | Path) -> bool:
+    """Whether a run directory holds human labels (``RUN/labels.sqlite``, not empty)."""
+    from assay.review.labels import RunLabels
+
+    source = Path(source)
+    if not source.is_dir() or not RunLabels.exists(source):
+        return False
+    with RunLabels.open(source) as labels:
+        return bool(labels.verdicts())
+
+
+def check_labels_match(labels: Iterable[Verdict], verdicts: Iterable[Verdict],
+                       where: str | Path) -> None:
+    """An :class:`InputError` naming ``where`` when no label is on an (item, criterion) that
+    ``verdicts`` have: labels for other items (a wrong file) are never "0 pairs".
+
+    >>> from assay.verdict import Verdict
+    >>> label = Verdict(item_id="q9", criterion_id="c", decision="MET", judge="dr")
+    >>> check_labels_match([label], [label.model_copy(update={"item_id": "q1"})], "l.jsonl")
+    Traceback (most recent call last):
+    ...
+    assay.errors.InputError: l.jsonl: --labels: none of the 1 labels (on 1 items) is on an item and criterion of the verdicts (1 items; label items: q9)
+    """
+    labels = list(labels)
+    keys = {(v.item_id, v.criterion_id) for v in verdicts}
+    if not labels or any((v.item_id, v.criterion_id) in keys for v in labels):
+        return
+    items = sorted({v.item_id for v in labels})
+    shown = ", ".join(items[:3]) + (", …" if len(items) > 3 else "")
+    raise InputError(Issue(str(where), None, "--labels",
+                           f"none of the {len(labels)} labels (on {len(items)} items) is on an "
+                           f"item and criterion of the verdicts ({len({k[0] for k in keys})} "
+                           f"items; label items: {shown})"))

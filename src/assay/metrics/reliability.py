@@ -25,21 +25,22 @@ from typing import Any, Literal
 
 import numpy as np
 
+from assay.metrics.reliability_sums import ICC_VARIANTS
 from assay.metrics.results import Metric
 
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
-
-ICC_VARIANTS = ("ICC(1,1)", "ICC(2,1)", "ICC(3,1)", "ICC(1,k)", "ICC(2,k)", "ICC(3,k)")
-"""ICC(1,·): one-way random; ICC(2,·): two-way random, absolute agreement;
-ICC(3,·): two-way mixed, consistency. ·,1 = single rater; ·,k = mean of the k raters."""
 
 
 def icc(ratings: Sequence[Sequence[float]]) -> dict[str, Metric]:
     """All six Shrout-Fleiss ICCs of an items × raters matrix (rows with a missing value dropped).
 
     Undefined (None with a reason) with fewer than two complete items or two raters, or when
-    a denominator is zero (e.g. every rating is the same).
+    a denominator is zero (e.g. every rating is the same). The formulas are those of
+    :func:`assay.metrics.reliability_sums.icc`, which also gives their bootstrap.
     """
+    from assay.metrics.reliability_sums import icc as icc_sums
+    from assay.metrics.reliability_sums import with_data
+
     x = np.asarray(ratings, dtype=float)
     if x.ndim != 2:
         raise ValueError("ratings must be a 2-D items × raters matrix")
@@ -48,30 +49,8 @@ def icc(ratings: Sequence[Sequence[float]]) -> dict[str, Metric]:
     if n < 2 or k < 2:
         reason = f"needs ≥2 complete items and ≥2 raters (got {n} items, {k} raters)"
         return {v: Metric.undefined(reason, n=n) for v in ICC_VARIANTS}
-    grand = x.mean()
-    ss_rows = k * ((x.mean(axis=1) - grand) ** 2).sum()
-    ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
-    ss_total = ((x - grand) ** 2).sum()
-    bms = ss_rows / (n - 1)
-    wms = (ss_total - ss_rows) / (n * (k - 1))
-    jms = ss_cols / (k - 1)
-    ems = (ss_total - ss_rows - ss_cols) / ((n - 1) * (k - 1))
-    formulas = {
-        "ICC(1,1)": (bms - wms, bms + (k - 1) * wms),
-        "ICC(2,1)": (bms - ems, bms + (k - 1) * ems + k * (jms - ems) / n),
-        "ICC(3,1)": (bms - ems, bms + (k - 1) * ems),
-        "ICC(1,k)": (bms - wms, bms),
-        "ICC(2,k)": (bms - ems, bms + (jms - ems) / n),
-        "ICC(3,k)": (bms - ems, bms),
-    }
-    return {
-        name: (
-            Metric.of(num / den, n=n)
-            if abs(den) > 1e-12
-            else Metric.undefined("zero variance between items", n=n)
-        )
-        for name, (num, den) in formulas.items()
-    }
+    return {name: Metric.of(float(values[0]), n=n, reason="zero variance between items")
+            for name, values in icc_sums(x, with_data(n)).items()}
 
 
 def krippendorff_alpha(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,9 @@ class ScoreAgreement(BaseModel):
     mae: Metric
     bias: Metric
     bias_test: StatTest
+    partly_labelled: int = 0
+    """Items among the ``n`` whose labels cover only some of the criteria the judge answered
+    (or tie on some): both scores of such an item use only the criteria both sides have."""
 
 
 def paired_scores(
@@ -95,11 +98,15 @@ def item_scores(
     *,
     formula: str = "autorubric",
     abstention: Any = None,
+    only: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, float | None]:
     """Each item's score by the one item scorer (:class:`assay.scoring.ItemScorer`).
 
     Items without a rubric in ``criteria_by_item`` are skipped, and verdicts on criteria an
     item's rubric lacks are left out (an inferred rubric has no multi-choice criteria).
+    ``only`` (item → criterion ids) scores each item on those of its criteria alone, as if its
+    rubric held no other (an item absent from it is not scored): two sides compared on the
+    same criteria.
     ``abstention`` is an ``assay.scoring.Abstention`` (default: the scorer's default). Verdicts
     are grouped by the same rule as every other scorer (:func:`assay.scoring.group_by_item`):
     two verdicts on one criterion of one item are an error, never "the last one wins".
@@ -113,6 +120,9 @@ def item_scores(
         warnings.simplefilter("ignore")
         for item_id, mine in group_by_item(verdicts).items():
             criteria = criteria_by_item.get(item_id)
+            if criteria and only is not None:
+                kept = only.get(item_id, ())
+                criteria = [c for c in criteria if c.id in kept]
             if criteria:
                 scores[item_id] = scorer.score(criteria, mine).score
     return scores

@@ -23,7 +23,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from assay.metrics.agreement import AgreementReport, agreement
-from assay.metrics.compare import ComparisonReport, compare_scores, compare_verdicts
+from assay.metrics.compare import (
+    N_PERMUTATIONS,
+    ComparisonReport,
+    compare_scores,
+    compare_verdicts,
+)
 from assay.metrics.inter_judge import InterJudgeReliability, inter_judge
 from assay.metrics.scores import item_scores
 from assay.metrics.sources import Rubrics, by_judge, inferred_rubrics
@@ -68,12 +73,45 @@ def agreement_summary(
     lookup = known.lookup([*verdicts, *labels]) if rubrics is not None else {}
     reports = agreement(verdicts, labels, lookup, score_items=score, seed=seed,
                         n_resamples=n_resamples)
-    judges = by_judge(verdicts)
     reliability = None
-    if len(judges) > 1:
-        scores = {j: score(vs) for j, vs in judges.items()}
-        reliability = inter_judge(verdicts, lookup, item_scores=scores)
+    if len(by_judge(verdicts)) > 1:
+        reliability = _between_judges(verdicts, lookup, score, seed=seed, n_resamples=n_resamples)
     return AgreementSummary(formula=formula, reports=reports, inter_judge=reliability)
+
+
+def reliability_summary(
+    verdicts: Sequence[Verdict],
+    rubrics: Rubrics | None = None,
+    *,
+    formula: str = "autorubric",
+    abstention: Any = None,
+    seed: int = 0,
+    n_resamples: int = 1000,
+) -> AgreementSummary:
+    """Reliability between the judges of ``verdicts`` alone, no human label needed: α, Fleiss'
+    κ and percent agreement pooled and per criterion, and the ICCs and interval α of their
+    per-item scores, each with a seeded bootstrap CI over items.
+
+    >>> from assay.verdict import Verdict
+    >>> vs = [Verdict(item_id=i, criterion_id="c", decision=v, judge=j)
+    ...       for j, answers in {"a": "MMUU", "b": "MMUM"}.items()
+    ...       for i, v in zip("wxyz", ["MET" if x == "M" else "UNMET" for x in answers])]
+    >>> s = reliability_summary(vs)
+    >>> s.reports, s.inter_judge.percent_agreement.value
+    ([], 0.75)
+    """
+    known = _rubrics(rubrics, verdicts)
+    criteria_by_item = known.criteria_by_item({v.item_id for v in verdicts})
+    score = partial(item_scores, criteria_by_item, formula=formula, abstention=abstention)
+    lookup = known.lookup(verdicts) if rubrics is not None else {}
+    return AgreementSummary(formula=formula, reports=[], inter_judge=_between_judges(
+        verdicts, lookup, score, seed=seed, n_resamples=n_resamples))
+
+
+def _between_judges(verdicts: Sequence[Verdict], lookup: Any, score: Any, *, seed: int,
+                    n_resamples: int) -> InterJudgeReliability:
+    scores = {j: score(vs) for j, vs in by_judge(verdicts).items()}
+    return inter_judge(verdicts, lookup, item_scores=scores, seed=seed, n_resamples=n_resamples)
 
 
 def comparison(
@@ -85,10 +123,12 @@ def comparison(
     formula: str = "autorubric",
     abstention: Any = None,
     n_resamples: int = 1000,
-    n_permutations: int = 9999,
+    n_permutations: int = N_PERMUTATIONS,
     seed: int = 0,
+    compared: str = "verdicts",
 ) -> ComparisonReport:
-    """Paired tests of two verdict sets over the same items (see :mod:`assay.metrics.compare`)."""
+    """Paired tests of two verdict sets over the same items (see :mod:`assay.metrics.compare`);
+    ``compared`` says what the verdicts are (e.g. a run's aggregated verdicts)."""
     known = _rubrics(rubrics, verdicts_a, verdicts_b)
     item_ids = {v.item_id for v in [*verdicts_a, *verdicts_b]}
     score = partial(item_scores, known.criteria_by_item(item_ids), formula=formula,
@@ -97,4 +137,6 @@ def comparison(
         scores=compare_scores(score(verdicts_a), score(verdicts_b), n_resamples=n_resamples,
                               n_permutations=n_permutations, seed=seed),
         verdicts=compare_verdicts(verdicts_a, verdicts_b, labels),
+        formula=formula,
+        compared=compared,
     )

@@ -141,6 +141,10 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         manifest = _manifest(path)
     finally:
         store.close()
+    if labels is not None:
+        from assay.metrics.label_sources import check_labels_match
+
+        check_labels_match(human, verdicts, labels)
     agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
                      verdicts, final_verdicts, rubrics, human, agreement, status)
@@ -160,7 +164,7 @@ def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonRepo
                       [v for v in b.finals if v.item_id in common], rubrics,
                       labels=a.labels or None, formula=a.scores.scoring.formula,
                       abstention=a.scores.scoring.abstention, seed=seed,
-                      n_permutations=999)
+                      compared=f"aggregated verdicts ({a.scores.scoring.aggregation})")
 
 
 def _label(verdict: Verdict) -> str:
@@ -210,10 +214,9 @@ def _agreement(verdicts, human, rubrics, scoring) -> AgreementSummary | None:
     from assay.metrics.summary import agreement_summary
 
     if not human:  # several judges and no labels: reliability between judges only
-        from assay.metrics.inter_judge import inter_judge
+        from assay.metrics.summary import reliability_summary
 
-        lookup = Rubrics(per_item=rubrics).lookup(verdicts)
-        return AgreementSummary(formula=scoring.formula, reports=[],
-                                inter_judge=inter_judge(verdicts, lookup))
+        return reliability_summary(verdicts, Rubrics(per_item=rubrics), formula=scoring.formula,
+                                   abstention=scoring.abstention)
     return agreement_summary(verdicts, human, Rubrics(per_item=rubrics), formula=scoring.formula,
                              abstention=scoring.abstention)

@@ -31,14 +31,20 @@ def pooled_table(summary: AgreementSummary) -> Any:
 
 def score_table(summary: AgreementSummary) -> Any:
     table = new_table(f"Score-level agreement (formula: {summary.formula})",
-                      ["judge", "items", "Pearson", "Spearman", "Kendall", "RMSE", "MAE", "bias",
-                       "bias t-test"])
+                      ["judge", "items", "partly labelled", "Pearson", "Spearman", "Kendall",
+                       "RMSE", "MAE", "bias", "bias t-test"])
+    partly = 0
     for r in summary.reports:
         s = r.scores
         if s is None:
             continue
-        table.add_row(r.judge, str(s.n), fmt(s.pearson), fmt(s.spearman), fmt(s.kendall),
-                      fmt(s.rmse), fmt(s.mae), fmt(s.bias, "+.3f"), fmt_test(s.bias_test))
+        partly = max(partly, s.partly_labelled)
+        table.add_row(r.judge, str(s.n), str(s.partly_labelled), fmt(s.pearson), fmt(s.spearman),
+                      fmt(s.kendall), fmt(s.rmse), fmt(s.mae), fmt(s.bias, "+.3f"),
+                      fmt_test(s.bias_test))
+    if partly:
+        table.caption = ("partly labelled: items whose labels cover only some of the criteria "
+                         "judged; both scores of such an item use only the labelled criteria")
     return table
 
 
@@ -87,18 +93,35 @@ def inter_judge_table(summary: AgreementSummary) -> Any | None:
     if r.score_alpha_interval is not None:
         table.add_row("score α (interval)", fmt(r.score_alpha_interval),
                       str(r.score_alpha_interval.n))
+    table.caption = (f"{r.n_units} (item, criterion) units; pooled α and κ keep each "
+                     f"criterion's labels apart; scores by formula {summary.formula}")
+    return table
+
+
+def inter_judge_criteria_table(summary: AgreementSummary, max_rows: int) -> Any | None:
+    r = summary.inter_judge
+    if r is None:
+        return None
+    table = new_table("Between judges, per criterion",
+                      ["criterion", "units", "α", "α level", "Fleiss κ", "percent agreement"])
+    rows = list(r.per_criterion.items())
+    for criterion_id, c in rows[:max_rows]:
+        table.add_row(criterion_id, str(c.n_units), fmt(c.alpha), c.alpha_level,
+                      fmt(c.fleiss_kappa), fmt(c.percent_agreement))
+    if len(rows) > max_rows:
+        table.caption = f"{len(rows) - max_rows} more criteria in the JSON output (--json)"
     return table
 
 
 def agreement_tables(summary: AgreementSummary, max_rows: int = 40) -> list[Any]:
-    tables = [pooled_table(summary), score_table(summary)]
+    tables = [pooled_table(summary), score_table(summary)] if summary.reports else []
     for report in summary.reports:
         if report.per_axis:
             tables.append(axis_table(report))
         tables.append(criterion_table(report, max_rows))
-    extra = inter_judge_table(summary)
-    if extra is not None:
-        tables.append(extra)
+    for extra in (inter_judge_table(summary), inter_judge_criteria_table(summary, max_rows)):
+        if extra is not None:
+            tables.append(extra)
     return tables
 
 
@@ -106,6 +129,7 @@ def comparison_tables(report: ComparisonReport, name_a: str, name_b: str) -> lis
     s, v = report.scores, report.verdicts
     scores = new_table(f"Scores: A = {name_a}, B = {name_b} ({s.n_items} paired items)",
                        ["measure", "value"])
+    scores.caption = f"compared: {report.compared}; formula {report.formula}"
     scores.add_row("mean A", fmt(s.mean_a))
     scores.add_row("mean B", fmt(s.mean_b))
     scores.add_row("mean difference A − B (bootstrap 95% CI)", fmt(s.mean_difference, "+.3f"))
