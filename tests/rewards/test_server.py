@@ -184,8 +184,10 @@ def test_assay_serve_runs_from_the_cli_and_stops_cleanly_on_sigterm(tmp_path):
 def test_assay_serve_takes_its_judge_from_a_config_file_and_its_limits_from_flags(tmp_path):
     with FakeJudgeServer.run_in_thread(policy=keyword_policy, latency=0.05) as judge_server:
         config = tmp_path / "assay.toml"
+        # a fixed attempt timeout: on a loaded machine a fitted one may give up on a slow
+        # reply and send it again, which the server would count in flight twice
         config.write_text(f'[judges.local]\nspec = "openai-compatible:fake@'
-                          f'{judge_server.base_url}"\n')
+                          f'{judge_server.base_url}"\ntimeout_s = 30\n')
         process = subprocess.Popen(
             [sys.executable, "-c", "from assay.cli import main; main()", "serve", "-j", "local",
              "--config", str(config), "--concurrency", "3", "--max-body-bytes", "5000",
