@@ -151,6 +151,7 @@ async def agrade(
     abstention: str | None = None,
     formula: Formula | None = None,
     max_reasks: int | None = None,
+    protocol: str = "assay",
     healthbench: bool = False,
     responses: str | Path | Mapping[str, str] | None = None,
     ideal: bool = False,
@@ -181,6 +182,9 @@ async def agrade(
     (a verdict JSONL). ``abstention`` (``--abstain``): ``skip|zero|partial[:F]|fail``.
     ``max_reasks`` (``--max-reasks``): how many times every judge asks again for a reply that
     does not parse, quoting the parse error (default: each judge's ``max_reasks``, 2).
+    ``protocol="simple-evals"`` (``--protocol``, HealthBench only): every judge sends
+    simple-evals' exact grader request and sends it again, unchanged, while the reply has no
+    boolean ``criteria_met`` (at most ``max_reasks`` times; :mod:`assay.judges.simple_evals`).
     ``healthbench=True`` grades HealthBench JSONL with simple-evals' grader prompt and reports
     the official score; the responses come from ``responses`` (JSONL of prompt_id -> response,
     or a dict) or the ideal completions (``ideal=True``). ``resume``: a run directory to
@@ -221,7 +225,7 @@ async def agrade(
             judges=list(judges), rubric=rubric, weights=weights, mode=mode, template=template,
             shuffle=shuffle, seed=seed, few_shot=few_shot, few_shot_items=few_shot_items,
             few_shot_labels=few_shot_labels, formula=formula, healthbench=healthbench,
-            max_reasks=max_reasks,
+            max_reasks=max_reasks, protocol=protocol,
             aggregation=renamed("aggregation", aggregation, "aggregate", aggregate) or "majority",
             abstention=renamed("abstention", abstention, "abstain", abstain) or "skip",
             **operational)

@@ -38,6 +38,10 @@ def grade(
     unbalanced: bool = typer.Option(False, "--few-shot-unbalanced",
                                     help="Draw examples without balancing verdicts."),
     seed: int = typer.Option(0, "--seed", help="Master seed (shuffles, few-shot, bootstrap)."),
+    protocol: str = typer.Option(
+        "assay", "--protocol", help="assay | simple-evals: with --healthbench, send "
+        "simple-evals' exact grader request and re-send it until it parses (at most "
+        "--max-reasks times), so scores compare with simple-evals' by construction."),
     max_reasks: int | None = typer.Option(
         None, "--max-reasks", help="Re-asks of a reply that does not parse, each quoting its "
         "parse error (0-10; default: each judge's max_reasks, 2)."),

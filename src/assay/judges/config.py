@@ -22,7 +22,10 @@ AuthStyle = Literal["bearer", "api-key", "x-api-key", "none"]
 StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt",
                          # a local server's own option ("native" picks the provider's; see
                          # assay.judges.local_servers)
-                         "structured_outputs", "guided_json", "json_object_schema"]
+                         "structured_outputs", "guided_json", "json_object_schema",
+                         # openai/simple-evals' HealthBench grader request, exactly (see
+                         # assay.judges.simple_evals)
+                         "simple-evals"]
 
 MAX_REASKS = 10  # the most re-asks a judge may be set to make for one call
 

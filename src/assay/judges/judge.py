@@ -36,6 +36,8 @@ from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
 from assay.judges.secrets import redact, redact_data
+from assay.judges.simple_evals import MODE as SIMPLE_EVALS
+from assay.judges.simple_evals import simple_evals_reply
 from assay.judges.structured import parse_reply, reask_messages
 from assay.judges.timeouts import AttemptTimeouts
 from assay.judges.transport import HttpResult, Transport
@@ -80,7 +82,8 @@ class Judge:
         self.limiter = Limiter(config.limits)
         self._transport = transport
         self._wire = AnthropicWire() if config.wire == "anthropic" else OpenAIWire()
-        self._modes = (mode_chain(config.structured) if config.structured in SERVER_MODES
+        self._modes = ((SIMPLE_EVALS,) if config.structured == SIMPLE_EVALS
+                       else mode_chain(config.structured) if config.structured in SERVER_MODES
                        and config.wire == "openai"
                        else self._wire.modes[_start_mode(config.structured, self._wire.modes):])
         self._price = config.price or self.pricing.price_for(config.model)
@@ -214,7 +217,9 @@ class Judge:
             if outcome.refusal:
                 return self._finish(request, None, outcome.text or outcome.refusal, usage, attempts,
                                     started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)), key)
-            parsed = parse_reply(outcome.text, request.schema)
+            exact = self._modes[0] == SIMPLE_EVALS
+            parsed = (simple_evals_reply(outcome.text) if exact
+                      else parse_reply(outcome.text, request.schema))
             if parsed.ok:
                 return self._finish(request, parsed.data, outcome.text, usage, attempts, started,
                                     None, key)
@@ -223,6 +228,8 @@ class Judge:
                 return self._finish(request, None, outcome.text, usage, attempts, started,
                                     Failure(parsed.kind, parsed.error), key)
             reasks += 1
+            if exact:  # simple-evals sends the same request again, quoting nothing
+                continue
             # each re-ask quotes the last reply and its error (not every earlier one): the
             # prompt stays the original plus one exchange however many re-asks there are
             messages = reask_messages(request.messages, outcome.text, parsed.error, request.schema)

@@ -2,7 +2,9 @@
 
 Structured modes, strongest first: ``json_schema`` (``response_format`` with the schema),
 ``json_mode`` (``{"type": "json_object"}``), ``prompt`` (the schema is described in the prompt);
-``text`` asks for a free-text answer (the model under test): no reply format at all.
+``text`` asks for a free-text answer (the model under test): no reply format at all;
+``simple-evals`` sends simple-evals' HealthBench grader request exactly
+(:mod:`assay.judges.simple_evals`).
 
 Example:
     >>> from assay.judges.specs import parse_spec
@@ -21,6 +23,8 @@ from typing import Any
 from assay.judges.config import JudgeConfig
 from assay.judges.local_servers import SERVER_MODES, server_schema_fields
 from assay.judges.secrets import Secret
+from assay.judges.simple_evals import MODE as SIMPLE_EVALS
+from assay.judges.simple_evals import exact_body
 from assay.judges.structured import json_instruction
 from assay.judges.types import Usage
 
@@ -64,6 +68,9 @@ class OpenAIWire:
         schema_name: str,
         mode: str,
     ) -> dict[str, Any]:
+        if mode == SIMPLE_EVALS:  # openai/simple-evals' grader request, nothing more
+            return exact_body(config.model, messages, temperature=config.temperature,
+                              max_tokens=config.max_tokens)
         if mode in ("json_mode", "prompt"):
             messages = _with_instruction(messages, json_instruction(schema))
         body: dict[str, Any] = {"model": config.model, "messages": list(messages)}

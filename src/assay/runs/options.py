@@ -83,6 +83,9 @@ class RunOptions(BaseModel):
     aggregation: Annotated[str, Flag("--aggregate")] = "majority,ordinal=mean,nominal=mode"
     abstention: Annotated[str, Flag("--abstain")] = "skip"  # skip | zero | partial[:F] | fail
     formula: Annotated[Formula, Flag("--formula")] = "autorubric"
+    # assay: Assay's requests (JSON mode, re-asks quoting the error); simple-evals: HealthBench
+    # grading with simple-evals' exact request and reply rule (assay.judges.simple_evals)
+    protocol: Annotated[Literal["assay", "simple-evals"], Flag("--protocol")] = "assay"
     # re-asks of a reply that does not parse, for every judge (None: each judge's own, 2)
     max_reasks: Annotated[int | None, Field(ge=0, le=MAX_REASKS, strict=True),
                           Flag("--max-reasks")] = None

@@ -126,12 +126,26 @@ def _judge_configs(options: RunOptions, grading: GradingConfig) -> list[Any]:
     configs = [_with_sampling_defaults(c, defaults) for c in configs]
     if options.max_reasks is not None:  # --max-reasks: every judge's
         configs = [c.model_copy(update={"max_reasks": options.max_reasks}) for c in configs]
+    if options.protocol == "simple-evals":
+        configs = [_simple_evals_judge(c, grading) for c in configs]
     seen: dict[str, int] = {}
     unique = []
     for config in configs:  # the same judge twice (a same-model ensemble) gets #2, #3 ...
         n = seen[config.judge_id] = seen.get(config.judge_id, 0) + 1
         unique.append(config if n == 1 else config.model_copy(update={"id": f"{config.judge_id}#{n}"}))
     return unique
+
+
+def _simple_evals_judge(config: Any, grading: GradingConfig) -> Any:
+    """``--protocol simple-evals``: the judge sends simple-evals' exact grader request."""
+    if not grading.healthbench:
+        raise ConfigError("--protocol simple-evals grades HealthBench (--healthbench): it is "
+                          "simple-evals' grader request")
+    if config.wire != "openai":
+        raise ConfigError(f"--protocol simple-evals: judge {config.judge_id!r} is not an "
+                          "OpenAI-compatible endpoint (simple-evals' grader calls chat "
+                          "completions)")
+    return config.model_copy(update={"structured": "simple-evals"})
 
 
 def _with_sampling_defaults(config: Any, defaults: dict[str, Any]) -> Any:

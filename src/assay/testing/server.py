@@ -229,7 +229,9 @@ class FakeJudgeServer:
         return web.json_response({"object": "list", "data": [{"id": "fake", "object": "model"}]})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
-        body = orjson.loads(await request.read())
+        raw = await request.read()
+        request["raw_body"] = raw  # logged as sent, for byte-exact request tests
+        body = orjson.loads(raw)
         response_format = body.get("response_format") or {}
         kind = response_format.get("type")
         text_in = prompt_text(body.get("messages", []))
@@ -495,6 +497,7 @@ class FakeJudgeServer:
             "answers": answers,
             "fault": fault,
             "stage": stage,
+            "raw_body": request.get("raw_body", b"").decode("utf-8", "replace"),
         }
         if self.keep_log:
             self.requests.append(entry)
