@@ -53,6 +53,8 @@ def eval_command(
                                           "assay bank select (health-score-adaptive)."),
     taxonomy: str | None = typer.Option(None, "--taxonomy", help="starter or a taxonomy file "
                                         "(handbook)."),
+    protocol: str = typer.Option("assay", "--protocol", help="assay | simple-evals (with "
+                                 "--healthbench: simple-evals' exact grader request)."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD "
                                         "(each stage)."),
@@ -84,7 +86,8 @@ def eval_command(
             reasoning_effort=reasoning_effort, system=system, condition=condition or None, bank=bank, selection=selection,
             taxonomy=taxonomy,
             config_file=config, budget=budget, concurrency=concurrency, cache=cache,
-            report=not no_report, progress=not quiet, subset=subset, data_root=data_root)
+            report=not no_report, progress=not quiet, subset=subset, data_root=data_root,
+            protocol=protocol)
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     if result.stage == "done" and json_out is not None:

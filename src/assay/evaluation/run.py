@@ -50,7 +50,7 @@ from assay.errors import ConfigError, InputError, Issue
 
 SETTINGS = ("items", "healthbench", "rubric", "model", "judges", "n", "examples", "seed",
             "temperature", "max_tokens", "sampling_seed", "reasoning_effort", "system",
-            "condition", "bank", "selection", "taxonomy", "config_file")
+            "condition", "bank", "selection", "taxonomy", "config_file", "protocol")
 
 
 @dataclass
@@ -99,6 +99,7 @@ async def aevaluate(
     progress: bool = False,
     subset: str = "all",
     data_root: str | Path | None = None,
+    protocol: str = "assay",
 ) -> EvalResult:
     """Sample, grade, score and report (see the module docstring); ``resume=RUN`` continues.
 
@@ -141,7 +142,8 @@ async def aevaluate(
                     "system": str(Path(system).resolve()) if system is not None else None,
                     "condition": condition, "bank": _path_or_name(bank),
                     "selection": _path_or_name(selection), "taxonomy": _path_or_name(taxonomy),
-                    "config_file": str(config_file) if config_file is not None else None}
+                    "config_file": str(config_file) if config_file is not None else None,
+                    "protocol": protocol}
         _start(root, settings)
     s = settings
     sampled = await asample(
@@ -164,7 +166,7 @@ async def aevaluate(
     elif s["healthbench"]:
         graded = await agrade(root / "items.jsonl", judges=s["judges"], healthbench=True,
                               responses=root / "responses.jsonl", run_dir=grade_dir,
-                              **operational)
+                              protocol=s.get("protocol", "assay"), **operational)
     else:
         graded = await agrade(root / "responses.jsonl", judges=s["judges"], rubric=s["rubric"],
                               run_dir=grade_dir, **operational)
@@ -188,7 +190,8 @@ async def aevaluate(
 _EVAL_ARGS = ("items", "model", "judges", "rubric", "healthbench", "run_dir", "resume", "n",
               "examples", "seed", "temperature", "max_tokens", "sampling_seed",
               "reasoning_effort", "system", "bank", "selection", "taxonomy", "config_file",
-              "budget", "concurrency", "cache", "report", "progress", "subset", "data_root")
+              "budget", "concurrency", "cache", "report", "progress", "subset", "data_root",
+              "protocol")
 
 
 async def _two_conditions(conditions: list[str], args: dict[str, Any], started: float
