@@ -5,12 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import typer
-
-from assay.cli.output import fail, print_issues, stderr, stdout
+from assay.cli.output import exit_for_failed_items, fail, stdout
 from assay.errors import AssayError, ConfigError
-
-EXIT_BUDGET = 3
 
 
 def run_generate(**args: Any) -> None:
@@ -71,11 +67,4 @@ def _finish(result, args: dict[str, Any]) -> None:
     console.print(f"wrote {result.written} rubrics to {args['out']}"
                   + (f"  (job: {result.job_dir}; run the same command to resume)"
                      if result.job_dir else ""), highlight=False)
-    if result.failed:
-        print_issues([f"item {key}: {reason}" if not reason.startswith("item ") else reason
-                      for key, reason in result.failed.items()])
-        if result.status == "budget":
-            stderr().print("budget reached: run again with a larger --budget to resume",
-                           highlight=False)
-            raise typer.Exit(EXIT_BUDGET)
-        raise typer.Exit(1)
+    exit_for_failed_items(result.failed, result.status, incomplete_exit=1)

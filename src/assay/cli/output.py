@@ -60,6 +60,26 @@ def fail(error: Exception, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+EXIT_BUDGET = 3
+
+
+def exit_for_failed_items(failed: dict[str, str], status: str, *, incomplete_exit: int,
+                          incomplete_note: str | None = None) -> None:
+    """A job's failed items, one ``error`` line each, then its exit: 3 at the budget (run again
+    with a larger one), else ``incomplete_exit``; nothing when no item failed."""
+    if not failed:
+        return
+    print_issues([f"item {key}: {reason}" if not reason.startswith("item ") else reason
+                  for key, reason in failed.items()])
+    if status == "budget":
+        stderr().print("budget reached: run again with a larger --budget to resume",
+                       highlight=False)
+        raise typer.Exit(EXIT_BUDGET)
+    if incomplete_note:
+        stderr().print(incomplete_note, highlight=False)
+    raise typer.Exit(incomplete_exit)
+
+
 def print_issues(issues) -> None:
     """One ``error <issue>`` line per issue on stderr."""
     from rich.text import Text

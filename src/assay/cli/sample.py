@@ -8,7 +8,6 @@ import typer
 
 from assay.cli.app import app
 
-EXIT_BUDGET = 3
 EXIT_INCOMPLETE = 4
 
 
@@ -54,7 +53,7 @@ def sample(
     Example: assay sample examples/healthbench/examples.jsonl --model openai:gpt-4.1-mini
     --out responses.jsonl
     """
-    from assay.cli.output import fail, print_issues, stderr, stdout
+    from assay.cli.output import exit_for_failed_items, fail, stdout
     from assay.cli.tables.sample import sample_table
     from assay.errors import AssayError
     from assay.judges.sync import run_sync
@@ -72,13 +71,6 @@ def sample(
     stdout().print(sample_table(result))
     stdout().print(f"wrote {result.written} {result.output_format} lines to {out}  (job: "
                    f"{result.job_dir}; run the same command to resume)", highlight=False)
-    if result.failed:
-        print_issues([f"item {key}: {reason}" if not reason.startswith("item ") else reason
-                      for key, reason in result.failed.items()])
-        if result.status == "budget":
-            stderr().print("budget reached: run again with a larger --budget to resume",
-                           highlight=False)
-            raise typer.Exit(EXIT_BUDGET)
-        stderr().print(f"incomplete: {len(result.failed)} items not written; run the same "
-                       "command again to retry them", highlight=False)
-        raise typer.Exit(EXIT_INCOMPLETE)
+    exit_for_failed_items(result.failed, result.status, incomplete_exit=EXIT_INCOMPLETE,
+                          incomplete_note=f"incomplete: {len(result.failed)} items not written; "
+                          "run the same command again to retry them")
