@@ -172,6 +172,9 @@ async def asample(
     try:
         batch = await run_batch(loaded, answer_all, store=job.store, item_id=lambda i: i.id,
                                 label=f"sample ({judge.model})", quiet=not progress)
+    except BaseException:
+        job.close()  # the calls made are stored: the same command resumes
+        raise
     finally:
         await _close(judge)
     spend = judge.budget
