@@ -89,7 +89,8 @@ def test_the_fields_are_split_into_config_and_operational_once():
     fields = set(RunOptions.model_fields)
     config, operational = set(RunOptions.config_fields()), set(RunOptions.operational_fields())
     assert config | operational == fields and not config & operational
-    assert config == set(CHANGED) | PATHS  # a new config field needs a hash test here
+    # a new config field needs a hash test here (protocol's needs HealthBench: its own test)
+    assert config == set(CHANGED) | PATHS | {"protocol"}
     assert operational == set(OPERATIONAL)
     assert RunOptions.flag("budget_usd") == "--budget" and RunOptions.flag("abstention") == "--abstain"
 
@@ -99,6 +100,13 @@ def test_each_config_field_changes_the_config_hash(name):
     base = RunOptions(**BASE)
     changed = base.replace(**{name: CHANGED[name]})
     assert _hash(changed) != _hash(base)
+
+
+def test_the_simple_evals_protocol_changes_the_config_hash():
+    base = RunOptions.build(judges=["vllm:a"], healthbench=True)
+    source = ItemSource(items=[Item(id="q0", prompt="Bee?", response="Ice it.")])
+    exact = base.replace(protocol="simple-evals")
+    assert config_hash(plan_run(source, exact).config) != config_hash(plan_run(source, base).config)
 
 
 @pytest.mark.parametrize("name", sorted(OPERATIONAL))
