@@ -168,6 +168,8 @@ def main() -> None:
                         help="the judge's requests in flight, both paths (assay serve "
                         "--concurrency)")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--batch-window-ms", type=float, default=5.0,
+                        help="the server's micro-batching window (assay serve's default: 5)")
     args = parser.parse_args()
     levels = args.concurrency or [32, 128]
     n_good = args.good
@@ -184,7 +186,7 @@ def main() -> None:
             ["serve", "--judge", f"openai-compatible:fake@{judge_url}", "--bank", str(bank),
              "--port", "0", "--max-per-client", str(max(levels) + 1), "--concurrency",
              str(args.judge_concurrency), "--max-body-bytes", str(MAX_BODY),
-             "--store", str(Path(tmp) / "s")],
+             "--store", str(Path(tmp) / "s"), "--batch-window-ms", str(args.batch_window_ms)],
             r"(http://127\.0\.0\.1:\d+)", env={**os.environ, "ASSAY_SERVE_TOKEN": ""})
         try:
             asyncio.run(direct(judge_url, rubric, 100, 32, args.judge_concurrency))  # warm up
