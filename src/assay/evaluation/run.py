@@ -117,10 +117,14 @@ async def aevaluate(
         if len(condition) == 1:
             condition = condition[0]
         else:
-            args = {k: v for k, v in locals().items() if k in _EVAL_ARGS}
-            return await _two_conditions(list(condition), args, started)
+            from assay.evaluation.conditions import EVAL_ARGS, two_conditions
+
+            args = {k: v for k, v in locals().items() if k in EVAL_ARGS}
+            return await two_conditions(list(condition), args, started)
     if resume is not None and (Path(resume) / "comparison.json").exists():
-        return await _two_conditions([], {"resume": resume}, started)
+        from assay.evaluation.conditions import two_conditions
+
+        return await two_conditions([], {"resume": resume}, started)
     if resume is not None:
         root = Path(resume)
         settings = _read_settings(root)
@@ -185,62 +189,6 @@ async def aevaluate(
         result.report_path = write_report([grade_dir], root / "report.html")
     result.stage = "done"
     return _finish(result, started)
-
-
-_EVAL_ARGS = ("items", "model", "judges", "rubric", "healthbench", "run_dir", "resume", "n",
-              "examples", "seed", "temperature", "max_tokens", "sampling_seed",
-              "reasoning_effort", "system", "bank", "selection", "taxonomy", "config_file",
-              "budget", "concurrency", "cache", "report", "progress", "subset", "data_root",
-              "protocol")
-
-
-async def _two_conditions(conditions: list[str], args: dict[str, Any], started: float
-                          ) -> EvalResult:
-    """An eval per condition in ``RUN/CONDITION/``, then paired tests between the two."""
-    from assay.metrics.compare import compare_scores
-
-    resume = args.get("resume")
-    if resume is not None:
-        root = Path(resume)
-        conditions = json.loads((root / "comparison.json").read_text())["conditions"]
-        runs = {c: await aevaluate(resume=root / c) for c in conditions}
-    else:
-        if len(conditions) != 2 or len(set(conditions)) != 2:
-            raise ConfigError(f"--condition: give one, or two different ones to compare "
-                              f"({', '.join(conditions)})")
-        if args.get("run_dir") is None:
-            raise ConfigError("give --run-dir DIR (the eval's directory)")
-        root = Path(args["run_dir"])
-        root.mkdir(parents=True, exist_ok=True)
-        marker = root / "comparison.json"
-        if not marker.exists():
-            marker.write_text(json.dumps({"conditions": conditions}) + "\n", encoding="utf-8")
-        runs = {c: await aevaluate(**{**args, "run_dir": root / c, "condition": c})
-                for c in conditions}
-    first, second = (runs[c] for c in conditions)
-    unfinished = next((r for r in runs.values() if r.stage != "done"), None)
-    result = EvalResult(root, "complete" if unfinished is None else unfinished.status,
-                        "done" if unfinished is None else unfinished.stage, conditions=runs)
-    if unfinished is None:
-        result.comparison = compare_scores(_per_prompt(first.graded.scores),
-                                           _per_prompt(second.graded.scores))
-        result.metrics = {c: r.metrics for c, r in runs.items()}
-        (root / "comparison.json").write_text(json.dumps({
-            "conditions": conditions, "metrics": result.metrics,
-            "comparison": result.comparison.model_dump(mode="json")}, indent=2) + "\n",
-            encoding="utf-8")
-    result.wall_s = time.perf_counter() - started
-    return result
-
-
-def _per_prompt(scores: dict[str, float | None]) -> dict[str, float | None]:
-    """Each prompt's mean score over its samples (``PROMPT#K`` ids), for paired tests."""
-    grouped: dict[str, list[float | None]] = {}
-    for item_id, score in scores.items():
-        prompt, hash_, number = item_id.rpartition("#")
-        grouped.setdefault(prompt if hash_ and number.isdigit() else item_id, []).append(score)
-    return {k: None if any(v is None for v in vs) else sum(v for v in vs if v is not None)
-            / len(vs) for k, vs in grouped.items()}
 
 
 def evaluate(items: Any = None, **kwargs: Any) -> EvalResult:

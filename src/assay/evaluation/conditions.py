@@ -1,0 +1,78 @@
+"""Two sampling conditions compared: an eval per condition, then paired tests between them.
+
+``assay eval ... --condition A --condition B`` runs :func:`~assay.evaluation.run.aevaluate`
+once per condition, in ``RUN/A/`` and ``RUN/B/`` on the same items, and compares them with
+``assay compare``'s paired tests on per-prompt scores (a prompt's mean over its samples);
+``RUN/comparison.json`` holds the conditions, each one's metrics and the comparison. A resume
+of ``RUN`` resumes both.
+
+Example:
+    >>> per_prompt({"q1#0": 1.0, "q1#1": 0.5, "q2": 0.25})
+    {'q1': 0.75, 'q2': 0.25}
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError
+from assay.evaluation.run import EvalResult, aevaluate
+
+# the settings of aevaluate that each condition's eval shares
+EVAL_ARGS = ("items", "model", "judges", "rubric", "healthbench", "run_dir", "resume", "n",
+             "examples", "seed", "temperature", "max_tokens", "sampling_seed",
+             "reasoning_effort", "system", "bank", "selection", "taxonomy", "config_file",
+             "budget", "concurrency", "cache", "report", "progress", "subset", "data_root",
+             "protocol")
+
+
+async def two_conditions(conditions: list[str], args: dict[str, Any], started: float
+                         ) -> EvalResult:
+    """An eval per condition in ``RUN/CONDITION/``, then paired tests between the two."""
+    from assay.metrics.compare import compare_scores
+
+    resume = args.get("resume")
+    if resume is not None:
+        root = Path(resume)
+        conditions = json.loads((root / "comparison.json").read_text())["conditions"]
+        runs = {c: await aevaluate(resume=root / c) for c in conditions}
+    else:
+        if len(conditions) != 2 or len(set(conditions)) != 2:
+            raise ConfigError(f"--condition: give one, or two different ones to compare "
+                              f"({', '.join(conditions)})")
+        if args.get("run_dir") is None:
+            raise ConfigError("give --run-dir DIR (the eval's directory)")
+        root = Path(args["run_dir"])
+        root.mkdir(parents=True, exist_ok=True)
+        marker = root / "comparison.json"
+        if not marker.exists():
+            marker.write_text(json.dumps({"conditions": conditions}) + "\n", encoding="utf-8")
+        runs = {c: await aevaluate(**{**args, "run_dir": root / c, "condition": c})
+                for c in conditions}
+    first, second = (runs[c] for c in conditions)
+    unfinished = next((r for r in runs.values() if r.stage != "done"), None)
+    result = EvalResult(root, "complete" if unfinished is None else unfinished.status,
+                        "done" if unfinished is None else unfinished.stage, conditions=runs)
+    if unfinished is None:
+        result.comparison = compare_scores(per_prompt(first.graded.scores),
+                                           per_prompt(second.graded.scores))
+        result.metrics = {c: r.metrics for c, r in runs.items()}
+        (root / "comparison.json").write_text(json.dumps({
+            "conditions": conditions, "metrics": result.metrics,
+            "comparison": result.comparison.model_dump(mode="json")}, indent=2) + "\n",
+            encoding="utf-8")
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def per_prompt(scores: dict[str, float | None]) -> dict[str, float | None]:
+    """Each prompt's mean score over its samples (``PROMPT#K`` ids), for paired tests."""
+    grouped: dict[str, list[float | None]] = {}
+    for item_id, score in scores.items():
+        prompt, hash_, number = item_id.rpartition("#")
+        grouped.setdefault(prompt if hash_ and number.isdigit() else item_id, []).append(score)
+    return {k: None if any(v is None for v in vs) else sum(v for v in vs if v is not None)
+            / len(vs) for k, vs in grouped.items()}
