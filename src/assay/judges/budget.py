@@ -147,8 +147,7 @@ class CallEstimator:
         price = self.price
         if price is None:  # unpriced (a local model): free
             return 0.0
-        chars = sum(len(m["content"]) if isinstance(m.get("content"), str)
-                    else len(orjson.dumps(m.get("content"))) for m in messages)
+        chars = message_chars(messages)
         if schema is not None:
             chars += len(orjson.dumps(schema))
         prompt_tokens = (chars + 3) // 4
@@ -158,3 +157,14 @@ class CallEstimator:
     def observe(self, usd: float) -> None:
         """Tell the estimator what an attempt really cost."""
         self.dearest_usd = max(self.dearest_usd, usd)
+
+
+def message_chars(messages: Sequence[dict[str, Any]]) -> int:
+    """The characters of the messages' contents (a non-text content as its JSON): the base of
+    the tokenizer-free token estimates (about 4 characters per token) of budgets and TPM limits.
+
+    >>> message_chars([{"role": "user", "content": "hi"}, {"role": "user", "content": [1]}])
+    5
+    """
+    return sum(len(m["content"]) if isinstance(m.get("content"), str)
+               else len(orjson.dumps(m.get("content"))) for m in messages)

@@ -26,7 +26,7 @@ import orjson
 
 from assay.errors import ConfigError
 from assay.judges.anthropic import AnthropicWire, max_tokens_of
-from assay.judges.budget import Budget, CallEstimator
+from assay.judges.budget import Budget, CallEstimator, message_chars
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.config import JudgeConfig
 from assay.judges.free_text import text_answer
@@ -203,6 +203,7 @@ class Judge:
                                           time.perf_counter() - started, True, 0)
         messages, usage, attempts = request.messages, Usage(), 0
         reasks, max_reasks = 0, self.max_reasks
+        exact = self._modes[0] == SIMPLE_EVALS  # simple-evals' reply rule: no mode fallback
         while True:
             outcome, n, call_usage = await self._exchange(messages, request)
             attempts += n
@@ -217,7 +218,6 @@ class Judge:
             if outcome.refusal:
                 return self._finish(request, None, outcome.text or outcome.refusal, usage, attempts,
                                     started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)), key)
-            exact = self._modes[0] == SIMPLE_EVALS
             parsed = (simple_evals_reply(outcome.text) if exact
                       else parse_reply(outcome.text, request.schema))
             if parsed.ok:
@@ -386,9 +386,7 @@ class Judge:
                            f"the endpoint's HTTP reply is not a valid response ({exc})", 200)
 
     def _estimate_tokens(self, messages) -> int:
-        chars = sum(len(m["content"]) if isinstance(m.get("content"), str)
-                    else len(orjson.dumps(m.get("content"))) for m in messages)
-        return (chars + 3) // 4 + (self.config.max_tokens or 0)
+        return (message_chars(messages) + 3) // 4 + (self.config.max_tokens or 0)
 
 
 def request_cache_key(config: JudgeConfig, request: JudgeRequest,
