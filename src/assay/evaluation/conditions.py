@@ -70,9 +70,10 @@ async def two_conditions(conditions: list[str], args: dict[str, Any], started: f
 
 def per_prompt(scores: dict[str, float | None]) -> dict[str, float | None]:
     """Each prompt's mean score over its samples (``PROMPT#K`` ids), for paired tests."""
+    from assay.runs.sources import split_sample_id
+
     grouped: dict[str, list[float | None]] = {}
     for item_id, score in scores.items():
-        prompt, hash_, number = item_id.rpartition("#")
-        grouped.setdefault(prompt if hash_ and number.isdigit() else item_id, []).append(score)
+        grouped.setdefault(split_sample_id(item_id)[0], []).append(score)
     return {k: None if any(v is None for v in vs) else sum(v for v in vs if v is not None)
             / len(vs) for k, vs in grouped.items()}

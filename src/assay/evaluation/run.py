@@ -261,10 +261,11 @@ def _worst_at_k(graded: Any, n: int) -> dict[int, float]:
     """The worst-at-k curve over the graded samples, grouped by prompt, clipped to [0, 1] as
     HealthBench's overall score is."""
     from assay.evaluation.worst_at_k import worst_at_k
+    from assay.runs.sources import split_sample_id
 
     by_prompt: dict[str, list[float]] = {}
     for item_id, score in graded.scores.items():
-        prompt_id, _, _ = item_id.rpartition("#")
+        prompt_id, _ = split_sample_id(item_id)
         if score is None:
             raise InputError(Issue(str(graded.run_dir), None, item_id, "no score for this sample"))
         by_prompt.setdefault(prompt_id, []).append(score)

@@ -35,11 +35,31 @@ def count_records(path: str | Path) -> int | None:
         return sum(1 for line in handle if line.strip())
 
 
+def sample_id(prompt_id: str, sample: int) -> str:
+    """The item id of sample ``sample`` of a prompt (``assay sample --n``), as ``--responses``
+    keys it and grading names it.
+
+    >>> sample_id("q1", 2)
+    'q1#2'
+    """
+    return f"{prompt_id}#{sample}"
+
+
+def split_sample_id(item_id: str) -> tuple[str, int | None]:
+    """A sample's item id as (prompt id, sample number); any other id as (itself, None).
+
+    >>> split_sample_id("q1#2"), split_sample_id("q1")
+    (('q1', 2), ('q1', None))
+    """
+    prompt_id, hash_, number = item_id.rpartition("#")
+    return (prompt_id, int(number)) if hash_ and number.isdigit() else (item_id, None)
+
+
 def read_responses(path: str | Path) -> dict[str, str]:
     """``prompt_id`` (or ``item_id``/``id``) → ``response`` (or ``completion``) from a JSONL.
 
     A line with ``"sample": K`` (``assay sample --n``) is sample K of its prompt, keyed
-    ``PROMPT_ID#K`` (:func:`assay.sampling.sample_id`); each sample is graded as its own item."""
+    ``PROMPT_ID#K`` (:func:`sample_id`); each sample is graded as its own item."""
     from assay.io.jsonl import iter_jsonl
 
     responses: dict[str, str] = {}
@@ -62,7 +82,7 @@ def read_responses(path: str | Path) -> dict[str, str]:
             issues.append(Issue(str(path), number, "sample", "expected a whole number >= 0"))
         else:
             sample = record.get("sample")
-            rid = record[key] if sample is None else f"{record[key]}#{sample}"
+            rid = record[key] if sample is None else sample_id(record[key], sample)
             if rid in responses:
                 issues.append(Issue(str(path), number, key, f"duplicate id {rid!r}"))
             elif sampled.get(record[key], sample is not None) != (sample is not None):
@@ -170,7 +190,7 @@ class ItemSource:
                         self.skipped_without_response += 1
                         continue
                     for sample in samples:
-                        key = f"{item.id}#{sample}"
+                        key = sample_id(item.id, sample)
                         matched.add(key)
                         yield item.model_copy(update={
                             "id": key, "response": self.responses[key],
@@ -190,9 +210,9 @@ class ItemSource:
         if self._sample_index is None:
             index: dict[str, list[int]] = {}
             for key in self.responses or {}:
-                prompt_id, hash_, number = key.rpartition("#")
-                if hash_ and number.isdigit():
-                    index.setdefault(prompt_id, []).append(int(number))
+                prompt_id, number = split_sample_id(key)
+                if number is not None:
+                    index.setdefault(prompt_id, []).append(number)
             self._sample_index = {k: sorted(v) for k, v in index.items()}
         return self._sample_index
 

@@ -43,6 +43,7 @@ import orjson
 
 from assay.errors import ConfigError, InputError, Issue
 from assay.item import Item
+from assay.runs.sources import sample_id
 
 STAGE = "sample"
 OUTPUT_FORMATS = ("auto", "healthbench", "items")
@@ -71,15 +72,6 @@ class SampleResult:
                 reason = str(s.get("finish_reason"))
                 counts[reason] = counts.get(reason, 0) + 1
         return counts
-
-
-def sample_id(item_id: str, sample: int) -> str:
-    """The id of sample ``sample`` of an item, as items output and ``--responses`` name it.
-
-    >>> sample_id("q1", 2)
-    'q1#2'
-    """
-    return f"{item_id}#{sample}"
 
 
 async def asample(
@@ -112,8 +104,8 @@ async def asample(
     ``openai-compatible:M@URL``, a named ``[judges.NAME]`` of ``assay.toml``); ``temperature``,
     ``max_tokens``, ``seed`` and ``reasoning_effort`` override its config. ``system``: a file
     whose text is the system prompt, or ``condition``: a named one, with the ``bank``,
-    ``selection`` or ``taxonomy`` it renders (:mod:`assay.sampling.conditions`). ``n``: samples per item (sample ``k`` is sent with
-    ``seed + k`` when a seed is set).
+    ``selection`` or ``taxonomy`` it renders (:mod:`assay.sampling.conditions`). ``n``: samples
+    per item (sample ``k`` is sent with ``seed + k`` when a seed is set).
     """
     from assay.bank.system_prompt import with_system_prompt
     from assay.jobs import JobDir, StageCaller, StageError, run_batch
@@ -160,10 +152,10 @@ async def asample(
         for outcome in answers:
             if isinstance(outcome, BaseException) and not isinstance(outcome, StageError):
                 raise outcome
-        failures = [str(a) for a in answers if isinstance(a, StageError)]
+        failures = [a for a in answers if isinstance(a, StageError)]
         if failures:
             raise StageError(STAGE, item.id, f"{len(failures)} of {n} samples failed: "
-                             + failures[0].split(": ", 2)[-1])
+                             + failures[0].reason, failures[0].kind)
         return {"samples": [{"sample": k, "response": a["text"],
                              "finish_reason": a.get("finish_reason"),
                              "reasoning": a.get("reasoning")}
