@@ -105,8 +105,8 @@ async def aevaluate(
 
     ``items``: HealthBench JSONL (``healthbench=True``: its rubrics, simple-evals' grader),
     Assay items with ``rubric`` (or their own), or ``"healthbench"``: the official file of
-    ``subset`` (``all``, ``hard``, ``consensus``) fetched by ``assay data fetch``. ``model``: the model under test (a judge spec);
-    ``judges``: the grader(s). Sampling settings are :func:`assay.sample`'s (``sampling_seed``
+    ``subset`` (``all``, ``hard``, ``consensus``) fetched by ``assay data fetch``. ``model``:
+    the model under test (a judge spec); ``judges``: the grader(s). Sampling settings are :func:`assay.sample`'s (``sampling_seed``
     is its ``seed``; ``seed`` draws the ``examples`` subset).
     """
     from assay.api import agrade
@@ -155,7 +155,7 @@ async def aevaluate(
         job_dir=root / "sample", n=s["n"], temperature=s["temperature"],
         max_tokens=s["max_tokens"], seed=s["sampling_seed"],
         reasoning_effort=s["reasoning_effort"], system=s["system"], condition=s["condition"],
-        bank=s["bank"], selection=s.get("selection"), taxonomy=s.get("taxonomy"),
+        bank=s["bank"], selection=s["selection"], taxonomy=s["taxonomy"],
         output_format="healthbench" if s["healthbench"] else "items",
         budget=budget, concurrency=concurrency, cache=cache, config_file=s["config_file"],
         progress=progress)
@@ -170,7 +170,7 @@ async def aevaluate(
     elif s["healthbench"]:
         graded = await agrade(root / "items.jsonl", judges=s["judges"], healthbench=True,
                               responses=root / "responses.jsonl", run_dir=grade_dir,
-                              protocol=s.get("protocol", "assay"), **operational)
+                              protocol=s["protocol"], **operational)
     else:
         graded = await agrade(root / "responses.jsonl", judges=s["judges"], rubric=s["rubric"],
                               run_dir=grade_dir, **operational)
@@ -179,7 +179,7 @@ async def aevaluate(
         return _finish(result, started)
     result.metrics = _metrics(graded)
     if s["n"] > 1:
-        result.worst_at_k = _worst_at_k(graded, s["n"])
+        result.worst_at_k = _worst_at_k(graded)
         result.metrics["worst_at_k"] = {str(k): v for k, v in result.worst_at_k.items()}
     (root / "metrics.json").write_text(json.dumps(result.metrics, indent=2, sort_keys=True)
                                        + "\n", encoding="utf-8")
@@ -257,7 +257,7 @@ def _metrics(graded: Any) -> dict[str, Any]:
     return out
 
 
-def _worst_at_k(graded: Any, n: int) -> dict[int, float]:
+def _worst_at_k(graded: Any) -> dict[int, float]:
     """The worst-at-k curve over the graded samples, grouped by prompt, clipped to [0, 1] as
     HealthBench's overall score is."""
     from assay.evaluation.worst_at_k import worst_at_k
