@@ -256,22 +256,8 @@ class FakeJudgeServer:
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
         usage = self._usage(text_in, reply_text or refusal or "")
-        payload = {
-            "id": f"chatcmpl-fake-{self._count}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": reply_text, "refusal": refusal}}],
-            "usage": {
-                "prompt_tokens": usage["prompt_tokens"],
-                "completion_tokens": usage["completion_tokens"],
-                "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
-                "prompt_tokens_details": {"cached_tokens": usage["cached_tokens"]},
-                "completion_tokens_details": {"reasoning_tokens": usage["reasoning_tokens"]},
-            },
-        }
-        return web.Response(body=orjson.dumps(payload), content_type="application/json")
+        message = {"role": "assistant", "content": reply_text, "refusal": refusal}
+        return self._chat_reply(body.get("model", "fake"), message, finish, usage)
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         body = orjson.loads(await request.read())
@@ -306,19 +292,7 @@ class FakeJudgeServer:
             stop = "max_tokens" if finish == "length" else "end_turn"
             content = [{"type": "text", "text": out_text}]
         usage = self._usage(text_in, out_text)
-        payload = {
-            "id": f"msg_fake_{self._count}",
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model", "fake"),
-            "content": content,
-            "stop_reason": stop,
-            "usage": {"input_tokens": usage["prompt_tokens"] - usage["cached_tokens"],
-                      "output_tokens": usage["completion_tokens"],
-                      "cache_read_input_tokens": usage["cached_tokens"],
-                      "cache_creation_input_tokens": 0},
-        }
-        return web.Response(body=orjson.dumps(payload), content_type="application/json")
+        return self._messages_reply(body.get("model", "fake"), content, stop, usage)
 
     async def _model_reply(self, request: web.Request, body: dict, text_in: str,
                            anthropic: bool = False) -> web.StreamResponse:
@@ -349,25 +323,48 @@ class FakeJudgeServer:
             content.append({"type": "text", "text": answer.text})
             stop = {"length": "max_tokens", "stop": "end_turn"}.get(answer.finish_reason,
                                                                   answer.finish_reason)
-            payload: dict[str, Any] = {
-                "id": f"msg_fake_{self._count}", "type": "message", "role": "assistant",
-                "model": name, "content": content, "stop_reason": stop,
-                "usage": {"input_tokens": usage["prompt_tokens"],
-                          "output_tokens": usage["completion_tokens"]}}
-        else:
-            message: dict[str, Any] = {"role": "assistant", "content": answer.text}
-            if refused:
-                message.update(content=None, refusal=_REFUSAL)
-            if answer.reasoning:
-                message["reasoning_content"] = answer.reasoning
-            payload = {
-                "id": f"chatcmpl-fake-{self._count}", "object": "chat.completion",
-                "created": int(time.time()), "model": name,
-                "choices": [{"index": 0, "finish_reason": answer.finish_reason,
-                             "message": message}],
-                "usage": {"prompt_tokens": usage["prompt_tokens"],
-                          "completion_tokens": usage["completion_tokens"],
-                          "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}}
+            return self._messages_reply(name, content, stop, usage)
+        message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+        if refused:
+            message.update(content=None, refusal=_REFUSAL)
+        if answer.reasoning:
+            message["reasoning_content"] = answer.reasoning
+        return self._chat_reply(name, message, answer.finish_reason, usage)
+
+    def _chat_reply(self, model: str, message: dict[str, Any], finish: str,
+                    usage: dict[str, int]) -> web.Response:
+        """A chat-completions reply carrying ``message``."""
+        payload = {
+            "id": f"chatcmpl-fake-{self._count}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+            "usage": {
+                "prompt_tokens": usage["prompt_tokens"],
+                "completion_tokens": usage["completion_tokens"],
+                "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
+                "prompt_tokens_details": {"cached_tokens": usage["cached_tokens"]},
+                "completion_tokens_details": {"reasoning_tokens": usage["reasoning_tokens"]},
+            },
+        }
+        return web.Response(body=orjson.dumps(payload), content_type="application/json")
+
+    def _messages_reply(self, model: str, content: list[dict[str, Any]], stop: str,
+                        usage: dict[str, int]) -> web.Response:
+        """An Anthropic messages reply carrying ``content``."""
+        payload = {
+            "id": f"msg_fake_{self._count}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": stop,
+            "usage": {"input_tokens": usage["prompt_tokens"] - usage["cached_tokens"],
+                      "output_tokens": usage["completion_tokens"],
+                      "cache_read_input_tokens": usage["cached_tokens"],
+                      "cache_creation_input_tokens": 0},
+        }
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
     # --- helpers ----------------------------------------------------------------------------
