@@ -12,7 +12,6 @@ from assay.jobs import CallStore, StageCaller
 from assay.judges import make_judge, run_sync
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
 from assay.rewards import RewardItem, RewardScorer, trl_reward_function
-from assay.rewards.server import RewardServer, ServeConfig
 from assay.rewards.verl import verl_reward_functions
 from assay.testing import FakeJudgeServer
 
@@ -61,24 +60,8 @@ def test_trl_and_verl_adapters_send_nothing_over_the_limits():
     assert sent == 0
 
 
-@pytest.fixture
-async def reward_server(serve):
-    servers = []
-
-    async def start(**config):
-        judge_server = await serve(policy=keyword_policy)
-        judge = make_judge(f"openai-compatible:fake@{judge_server.base_url}")
-        server = RewardServer(RewardScorer(judge, criteria=CRITERIA), ServeConfig(port=0, **config))
-        servers.append(server)
-        return await server.start(), judge_server
-
-    yield start
-    for server in servers:
-        await server.stop()
-
-
-async def test_serve_answers_413_for_an_item_over_a_limit_and_calls_no_judge(reward_server):
-    url, judge_server = await reward_server()
+async def test_serve_answers_413_for_an_item_over_a_limit_and_calls_no_judge(server_at):
+    url, judge_server = await server_at()
     async with aiohttp.ClientSession() as http, http.post(f"{url}/v1/rewards", json={"items": [
             {"prompt": Q, "completion": "Rest."},
             {"prompt": HUGE_PROMPT, "completion": "Rest."}]}) as response:

@@ -93,7 +93,6 @@ def checked_normalization(value: str) -> RewardNormalization:
     return value
 
 
-
 def _is_template(value: str) -> TypeGuard[Template]:
     return value in get_args(Template)
 
@@ -161,7 +160,6 @@ class RewardResult:
         if self.failed:
             out["on_failure"] = self.on_failure
         return out
-
 
 
 def input_too_large(messages: Sequence[Mapping[str, Any]], answer: str) -> str | None:
@@ -283,6 +281,8 @@ class RewardScorer:
         out: list[list[Criterion]] = []
         need: dict[str, list[int]] = {}   # one selection per distinct prompt (a GRPO group)
         selector = self.selector
+        if selector is not None:  # loaded with the selector already
+            from assay.bank.selection import prompt_key
         for i, item in enumerate(items):
             if item.criteria is not None:
                 out.append(list(item.criteria))
@@ -291,7 +291,7 @@ class RewardScorer:
             elif selector is not None:
                 out.append([])  # the selector's choice, below
                 if i not in skip:
-                    need.setdefault(_prompt_key(item.messages), []).append(i)
+                    need.setdefault(prompt_key(item.messages), []).append(i)
             else:
                 raise ConfigError(f"item {i} has no criteria and the scorer has no bank or selector")
         groups = list(need.values())
@@ -371,10 +371,6 @@ def _assumed(item_id: str, criterion: Criterion, policy: FailurePolicy) -> Verdi
     return Verdict(item_id=item_id, criterion_id=criterion.id,
                    decision=Decision.MET if met else Decision.UNMET,
                    explanation=f"assumed by the failure policy {policy}")
-
-
-def _prompt_key(messages: Sequence[Mapping[str, Any]]) -> str:
-    return repr([(m.get("role"), m.get("content")) for m in messages])
 
 
 def _item_id(messages: Sequence[Mapping[str, Any]], answer: str) -> str:
