@@ -226,7 +226,7 @@ def run_status(run: str | Path, *, store: RunStore | None = None) -> RunStatus:
         cut_off = ("a session was cut off before it ended (killed or crashed): "
                    f"assay grade --resume {run_dir} continues it")
         reasons = (cut_off, *reasons)
-    elif status in ("budget", "interrupted", "error"):
+    elif status in _ENDED_BY_ITSELF:
         reasons = (_ENDED_WITH[status].format(run=run_dir), *reasons)
     return RunStatus(str(run_dir), status, reasons, recorded, items_in_input, skipped, cover,
                      writer)
