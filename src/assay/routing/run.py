@@ -40,6 +40,7 @@ from assay.routing.grade import (
 )
 from assay.rubric import Taxonomy
 from assay.runs.sources import ItemSource
+from assay.runs.status import ENDED_BY_ITSELF
 
 ROUTERS = ("tree", "catalogue", "embedding", "relevance", "all")
 
@@ -162,7 +163,7 @@ def run_status(grading: str, batch: RoutedBatch, *, budget_stopped: bool) -> str
     >>> run_status("complete", RoutedBatch(failed={"q1": "unparseable"}), budget_stopped=False)
     'incomplete'
     """
-    if not batch.failed or grading in ("error", "interrupted", "budget"):
+    if not batch.failed or grading in ENDED_BY_ITSELF:
         return grading
     return "budget" if budget_stopped else "incomplete"
 

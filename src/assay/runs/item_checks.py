@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from assay.errors import Issue
 from assay.grading.grader import PlannedCall
 from assay.item import Item
-from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS
+from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS, prompt_chars
 from assay.rubric import Rubric
 
 
@@ -38,8 +38,7 @@ def item_issue(item: Item, rubric: Rubric | None) -> Issue | None:
 
 def prompt_issue(item: Item, calls: Sequence[PlannedCall]) -> Issue | None:
     """Why the planned ``calls`` of ``item`` cannot be sent: a prompt over the limit."""
-    longest = max((sum(len(str(m.get("content", ""))) for m in c.messages) for c in calls),
-                  default=0)
+    longest = max((prompt_chars(c.messages) for c in calls), default=0)
     if longest > MAX_PROMPT_CHARS:
         return Issue(None, None, f"item[{item.id}]",
                      f"a judge prompt of {longest:,} characters, over the limit of "

@@ -39,7 +39,7 @@ from assay.errors import Issue
 from assay.runs.store import RunStore
 
 STATUSES = ("complete", "incomplete", "budget", "interrupted", "error", "running")
-_ENDED_BY_ITSELF = ("budget", "interrupted", "error")  # a session's own status that stands
+ENDED_BY_ITSELF = ("budget", "interrupted", "error")  # a session's own status that stands
 _CLOCK_SLACK_S = 0.05  # a session's end computed from its wall time may read a little early
 
 
@@ -170,7 +170,7 @@ def settle(recorded: str, cover: Coverage, *, skipped: int,
     elif items_in_input is not None and cover.items < items_in_input:
         reasons.append(f"{items_in_input - cover.items} of the input's {items_in_input} items "
                        "never reached the store")
-    if recorded in _ENDED_BY_ITSELF:
+    if recorded in ENDED_BY_ITSELF:
         return recorded, tuple(reasons)
     if recorded != "complete":
         return "incomplete", tuple(reasons) or (f"its last session recorded {recorded!r}",)
@@ -226,7 +226,7 @@ def run_status(run: str | Path, *, store: RunStore | None = None) -> RunStatus:
         cut_off = ("a session was cut off before it ended (killed or crashed): "
                    f"assay grade --resume {run_dir} continues it")
         reasons = (cut_off, *reasons)
-    elif status in ("budget", "interrupted", "error"):
+    elif status in ENDED_BY_ITSELF:
         reasons = (_ENDED_WITH[status].format(run=run_dir), *reasons)
     return RunStatus(str(run_dir), status, reasons, recorded, items_in_input, skipped, cover,
                      writer)

@@ -483,21 +483,6 @@ class RunStore:
         return [b - a for a, b in self.db.execute(
             "SELECT started_at, finished_at FROM items WHERE done = 1 AND finished_at IS NOT NULL")]
 
-    def missing(self) -> tuple[int, int, str | None]:
-        """(items still lacking a verdict, calls that ended in error, the commonest error).
-
-        A run with any of these is *incomplete*: resuming it retries exactly those calls.
-        """
-        self._flush_held()
-        (items,) = self.db.execute(
-            "SELECT COUNT(*) FROM items WHERE done = 0 OR id IN "
-            "(SELECT item_id FROM calls WHERE status = 'error')").fetchone()
-        (calls,) = self.db.execute("SELECT COUNT(*) FROM calls WHERE status = 'error'").fetchone()
-        row = self.db.execute(
-            "SELECT kind, message FROM errors GROUP BY kind, message "
-            "ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
-        return items, calls, (f"{row[0]}: {row[1]}" if row else None)
-
     def totals(self) -> Totals:
         """Every call made for the run: its grading calls and, for a taxonomy run, its routing
         calls (``routing_totals`` metadata, see :mod:`assay.routing.run`)."""
