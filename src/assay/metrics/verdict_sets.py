@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import InputError, Issue
+from assay.metrics.label_sources import stored_labels
 from assay.metrics.sources import Rubrics, read_rubrics
 from assay.scoring import Abstention
 from assay.verdict import Verdict
@@ -83,7 +84,7 @@ def _run_set(path: Path, rubrics: Rubrics | None, judge: str | None) -> VerdictS
     compared = (f"judge {judge}'s votes" if judge is not None
                 else f"aggregated verdicts ({scoring.aggregation})")
     return VerdictSet(verdicts, rubrics or Rubrics(per_item=per_item), compared,
-                      scoring.formula, scoring.abstention, _stored_labels(path))
+                      scoring.formula, scoring.abstention, stored_labels(path))
 
 
 def own_scoring(path: str | Path) -> tuple[str | None, Abstention | None]:
@@ -104,12 +105,3 @@ def own_scoring(path: str | Path) -> tuple[str | None, Abstention | None]:
     finally:
         store.close()
     return scoring.formula, scoring.abstention
-
-
-def _stored_labels(run: Path) -> list[Verdict]:
-    from assay.review.labels import RunLabels
-
-    if not RunLabels.exists(run):
-        return []
-    with RunLabels.open(run) as stored:
-        return stored.verdicts()
