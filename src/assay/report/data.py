@@ -187,16 +187,9 @@ def _context(item: Item) -> list[tuple[str, str]]:
 
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
-    if labels is not None:
-        from assay.metrics.label_sources import labels_for
+    from assay.metrics.label_sources import labels_for, stored_labels
 
-        return labels_for(run, labels)[0]
-    from assay.review.labels import RunLabels
-
-    if not RunLabels.exists(run):
-        return []
-    with RunLabels.open(run) as stored:
-        return stored.verdicts()
+    return labels_for(run, labels)[0] if labels is not None else stored_labels(run)
 
 
 def _manifest(run: Path) -> dict[str, Any]:
