@@ -175,8 +175,13 @@ class _Bootstrap:
 
 def _alpha_n(table: UnitTable) -> tuple[int, str]:
     pairable = int((table.rated() >= 2).sum())
-    return pairable, ("fewer than two distinct values: α is undefined" if pairable
-                      else "no unit was rated by two raters")
+    return pairable, _why_no_alpha(pairable)
+
+
+def _why_no_alpha(pairable: int) -> str:
+    """Why α is undefined over ``pairable`` units rated at least twice."""
+    return ("fewer than two distinct values: α is undefined" if pairable
+            else "no unit was rated by two raters")
 
 
 def _criterion(info: CriterionInfo, ratings: list[list[Code]], table: UnitTable,
@@ -223,6 +228,5 @@ def _score_reliability(
     alpha_boot = _Bootstrap(items, seed, n_resamples)
     pairable = sum(sum(x is not None for x in row) >= 2 for row in scored)
     alpha = alpha_boot.metric(interval_alpha(scored, alpha_boot.weights), pairable,
-                              "fewer than two distinct values: α is undefined" if pairable
-                              else "no unit was rated by two raters")
+                              _why_no_alpha(pairable))
     return point, alpha
