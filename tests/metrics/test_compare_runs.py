@@ -99,11 +99,17 @@ async def test_agreement_scores_with_the_runs_own_formula_by_default(tmp_path):
     assert json.loads(out.read_text())["formula"] == "raw"
 
 
-async def test_labels_that_match_no_item_are_an_error_for_agreement(tmp_path):
-    a = await _grade(tmp_path, "a", [AGREE])
+def _labels_on_another_item(tmp_path):
+    """A label file whose one label is on an item no run graded."""
     labels = tmp_path / "other.jsonl"
     labels.write_text(json.dumps({"item_id": "elsewhere-7", "criterion_id": "stinger",
                                   "verdict": "MET", "judge": "dr"}) + "\n")
+    return labels
+
+
+async def test_labels_that_match_no_item_are_an_error_for_agreement(tmp_path):
+    a = await _grade(tmp_path, "a", [AGREE])
+    labels = _labels_on_another_item(tmp_path)
     result = runner.invoke(app, ["agreement", str(a), "--labels", str(labels)])
     assert result.exit_code == 1
     assert "other.jsonl: --labels: none of the 1 labels" in result.output
@@ -111,9 +117,7 @@ async def test_labels_that_match_no_item_are_an_error_for_agreement(tmp_path):
 
 async def test_labels_that_match_no_item_are_an_error_for_compare(tmp_path):
     a = await _grade(tmp_path, "a", [AGREE])
-    labels = tmp_path / "other.jsonl"
-    labels.write_text(json.dumps({"item_id": "elsewhere-7", "criterion_id": "stinger",
-                                  "verdict": "MET", "judge": "dr"}) + "\n")
+    labels = _labels_on_another_item(tmp_path)
     result = runner.invoke(app, ["compare", str(a), str(a), "--labels", str(labels)])
     assert result.exit_code == 1
     assert "other.jsonl: --labels: none of the 1 labels" in result.output
@@ -121,9 +125,7 @@ async def test_labels_that_match_no_item_are_an_error_for_compare(tmp_path):
 
 async def test_labels_that_match_no_item_are_an_error_for_the_report(tmp_path):
     a = await _grade(tmp_path, "a", [AGREE])
-    labels = tmp_path / "other.jsonl"
-    labels.write_text(json.dumps({"item_id": "elsewhere-7", "criterion_id": "stinger",
-                                  "verdict": "MET", "judge": "dr"}) + "\n")
+    labels = _labels_on_another_item(tmp_path)
     result = runner.invoke(app, ["report", str(a), "--labels", str(labels),
                                  "-o", str(tmp_path / "r.html")])
     assert result.exit_code == 1

@@ -50,7 +50,7 @@ def agreement(
 
     def compute():
         from assay.cli.output import abstention_option
-        from assay.metrics.label_sources import check_labels_match, has_stored_labels, labels_for
+        from assay.metrics.label_sources import check_labels_match, labels_for, stored_labels
         from assay.metrics.sources import judges_of, read_source
         from assay.metrics.summary import agreement_summary, reliability_summary
         from assay.metrics.verdict_sets import own_scoring
@@ -58,17 +58,18 @@ def agreement(
         statuses.extend(statuses_of([source, labels], require_complete=require_complete))
         own_formula, own_abstention = own_scoring(source)
         abstention = abstention_option(abstain) if abstain is not None else own_abstention
+        scored_by = formula or own_formula or "autorubric"
         verdicts, rubrics = read_source(source, rubric)
-        if labels is None and not has_stored_labels(source) and len(judges_of(verdicts)) > 1:
-            return reliability_summary(verdicts, rubrics, formula=formula or own_formula or
-                                       "autorubric", abstention=abstention, seed=seed,
-                                       n_resamples=bootstrap)
-        human, label_rubrics = labels_for(source, labels)
+        stored = stored_labels(source) if labels is None else []
+        if labels is None and not stored and len(judges_of(verdicts)) > 1:
+            return reliability_summary(verdicts, rubrics, formula=scored_by,
+                                       abstention=abstention, seed=seed, n_resamples=bootstrap)
+        human, label_rubrics = (stored, None) if stored else labels_for(source, labels)
         if labels is not None:
             check_labels_match(human, verdicts, labels)
         return agreement_summary(verdicts, human, label_rubrics if rubrics is None else rubrics,
-                                 formula=formula or own_formula or "autorubric",
-                                 abstention=abstention, seed=seed, n_resamples=bootstrap)
+                                 formula=scored_by, abstention=abstention, seed=seed,
+                                 n_resamples=bootstrap)
 
     def show(summary):
         from assay.cli.tables.agreement import agreement_tables

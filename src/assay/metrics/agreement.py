@@ -214,7 +214,7 @@ def agreement(
     (:mod:`assay.metrics.agreement_ci`; ``n_resamples=0`` for none).
     """
     from assay.metrics.agreement_ci import report_with_cis, scores_with_cis
-    from assay.metrics.scores import score_agreement
+    from assay.metrics.scores import paired_scores, score_agreement
 
     verdicts, labels = list(verdicts), list(labels)
     aligned = align(verdicts, labels, criteria or {})
@@ -227,9 +227,8 @@ def agreement(
                 score_items, [v for v in verdicts if v.judge == judge], truth)
             scores = scores_with_cis(score_agreement(mine, reference), mine, reference,
                                      seed=seed, n_resamples=n_resamples)
-            compared = {i for i in mine.keys() & reference.keys()
-                        if mine[i] is not None and reference[i] is not None}
-            scores = scores.model_copy(update={"partly_labelled": len(partly & compared)})
+            compared, _, _ = paired_scores(mine, reference)
+            scores = scores.model_copy(update={"partly_labelled": len(partly & set(compared))})
         reports.append(report_with_cis(agreement_report(pairs, scores), pairs.pairs, seed=seed,
                                        n_resamples=n_resamples))
     return reports

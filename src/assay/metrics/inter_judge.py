@@ -175,8 +175,13 @@ class _Bootstrap:
 
 def _alpha_n(table: UnitTable) -> tuple[int, str]:
     pairable = int((table.rated() >= 2).sum())
-    return pairable, ("fewer than two distinct values: α is undefined" if pairable
-                      else "no unit was rated by two raters")
+    return pairable, _why_no_alpha(pairable)
+
+
+def _why_no_alpha(pairable: int) -> str:
+    """Why α is undefined over ``pairable`` units rated at least twice."""
+    return ("fewer than two distinct values: α is undefined" if pairable
+            else "no unit was rated by two raters")
 
 
 def _criterion(info: CriterionInfo, ratings: list[list[Code]], table: UnitTable,
@@ -184,24 +189,17 @@ def _criterion(info: CriterionInfo, ratings: list[list[Code]], table: UnitTable,
     """One criterion's figures (``table``: its units), α level-aware by the ``krippendorff``
     package, with the CIs of their sums."""
     boot, table = boot.restricted(table)
-    level: AlphaLevel
-    if info.kind is CriterionKind.ORDINAL:
-        level = "ordinal"
-        steps: list[list[Any]] = [[None if x is None else info.steps[as_label(x)] for x in r]
-                                  for r in ratings]
-        alpha = krippendorff_alpha(list(map(list, zip(*steps))), level)
-        if alpha.value is not None and boot.why_no_ci is None:
-            by_step = UnitTable.of_steps(table.items, steps, table.n_items)
-            resampled = ordinal_alpha(by_step, boot.weights, len(info.options))
-            alpha = boot.metric(np.concatenate([[alpha.value], resampled[1:]]), alpha.n, "")
-    else:
-        level = "nominal"
-        alpha = krippendorff_alpha(list(map(list, zip(*ratings))), level)
-        if alpha.value is not None and boot.why_no_ci is None:
-            resampled = nominal_alpha(table, boot.weights)
-            alpha = boot.metric(np.concatenate([[alpha.value], resampled[1:]]), alpha.n, "")
+    level: AlphaLevel = "ordinal" if info.kind is CriterionKind.ORDINAL else "nominal"
+    steps: list[list[Any]] = ([[None if x is None else info.steps[as_label(x)] for x in r]
+                               for r in ratings] if level == "ordinal" else [])
+    alpha = krippendorff_alpha(list(map(list, zip(*(steps or ratings)))), level)
     if alpha.value is not None and boot.why_no_ci is not None:
         alpha = alpha.model_copy(update={"reason": boot.why_no_ci})
+    elif alpha.value is not None:
+        resampled = (ordinal_alpha(UnitTable.of_steps(table.items, steps, table.n_items),
+                                   boot.weights, len(info.options))
+                     if level == "ordinal" else nominal_alpha(table, boot.weights))
+        alpha = boot.metric(np.concatenate([[alpha.value], resampled[1:]]), alpha.n, "")
     return CriterionReliability(
         n_units=len(ratings),
         alpha=alpha,
@@ -230,6 +228,5 @@ def _score_reliability(
     alpha_boot = _Bootstrap(items, seed, n_resamples)
     pairable = sum(sum(x is not None for x in row) >= 2 for row in scored)
     alpha = alpha_boot.metric(interval_alpha(scored, alpha_boot.weights), pairable,
-                              "fewer than two distinct values: α is undefined" if pairable
-                              else "no unit was rated by two raters")
+                              _why_no_alpha(pairable))
     return point, alpha

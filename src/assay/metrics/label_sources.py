@@ -42,15 +42,16 @@ def labels_for(source: str | Path, labels: str | Path | None) -> tuple[list[Verd
     return found.labels, (Rubrics(per_item=found.rubrics) if found.rubrics is not None else None)
 
 
-def has_stored_labels(source: str | Path) -> bool:
-    """Whether a run directory holds human labels (``RUN/labels.sqlite``, not empty)."""
+def stored_labels(source: str | Path) -> list[Verdict]:
+    """The human labels stored in a run directory (``RUN/labels.sqlite``); none for a verdict
+    file or a run without any (:func:`assay.metrics.sources.run_labels` says why instead)."""
     from assay.review.labels import RunLabels
 
     source = Path(source)
     if not source.is_dir() or not RunLabels.exists(source):
-        return False
+        return []
     with RunLabels.open(source) as labels:
-        return bool(labels.verdicts())
+        return labels.verdicts()
 
 
 def check_labels_match(labels: Iterable[Verdict], verdicts: Iterable[Verdict],

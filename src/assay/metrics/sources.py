@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import InputError, Issue
 from assay.metrics.labels import CriterionInfo
@@ -25,6 +26,9 @@ from assay.rubric.criterion import Criterion
 from assay.rubric.rubric import Rubric
 from assay.scoring.rubrics import ItemRubrics
 from assay.verdict import Verdict
+
+if TYPE_CHECKING:
+    from assay.runs.store import RunStore
 
 
 def verdicts_of(source: str | Path) -> list[Verdict]:
@@ -38,15 +42,21 @@ def verdicts_of(source: str | Path) -> list[Verdict]:
     return read_verdicts(source)
 
 
-def run_verdicts(path: Path) -> list[Verdict]:
-    """Every judge's stored verdicts in a run directory (``assay grade --run-dir``)."""
+def open_run(path: str | Path) -> RunStore:
+    """The store of a run directory, read-only; an :class:`InputError` naming ``path`` when it
+    cannot be opened (close it when done)."""
     from assay.errors import ConfigError
     from assay.runs.store import RunStore
 
     try:
-        store = RunStore.open(path)
+        return RunStore.open(path)
     except ConfigError as exc:
         raise InputError(Issue(str(path), None, None, str(exc))) from None
+
+
+def run_verdicts(path: Path) -> list[Verdict]:
+    """Every judge's stored verdicts in a run directory (``assay grade --run-dir``)."""
+    store = open_run(path)
     try:
         return [v for _, batch in store.iter_votes() for v in batch]
     finally:

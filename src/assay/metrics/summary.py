@@ -66,11 +66,7 @@ def agreement_summary(
     (binary with weight 1, or nominal) and scores are pass rates. CIs: a seeded bootstrap over
     items (``seed``, ``n_resamples``; see :mod:`assay.metrics.agreement_ci`).
     """
-    known = _rubrics(rubrics, verdicts, labels)
-    item_ids = {v.item_id for v in [*verdicts, *labels]}
-    criteria_by_item = known.criteria_by_item(item_ids)
-    score = partial(item_scores, criteria_by_item, formula=formula, abstention=abstention)
-    lookup = known.lookup([*verdicts, *labels]) if rubrics is not None else {}
+    score, lookup = _score_and_lookup(rubrics, [*verdicts, *labels], formula, abstention)
     reports = agreement(verdicts, labels, lookup, score_items=score, seed=seed,
                         n_resamples=n_resamples)
     reliability = None
@@ -100,12 +96,19 @@ def reliability_summary(
     >>> s.reports, s.inter_judge.percent_agreement.value
     ([], 0.75)
     """
-    known = _rubrics(rubrics, verdicts)
-    criteria_by_item = known.criteria_by_item({v.item_id for v in verdicts})
-    score = partial(item_scores, criteria_by_item, formula=formula, abstention=abstention)
-    lookup = known.lookup(verdicts) if rubrics is not None else {}
+    score, lookup = _score_and_lookup(rubrics, verdicts, formula, abstention)
     return AgreementSummary(formula=formula, reports=[], inter_judge=_between_judges(
         verdicts, lookup, score, seed=seed, n_resamples=n_resamples))
+
+
+def _score_and_lookup(rubrics: Rubrics | None, verdicts: Sequence[Verdict], formula: str,
+                      abstention: Any) -> tuple[Any, Any]:
+    """The per-item scorer of ``verdicts`` (rubrics inferred when none are given) and, with
+    ``rubrics``, their criterion lookup (``{}`` without: kinds are inferred)."""
+    known = _rubrics(rubrics, verdicts)
+    score = partial(item_scores, known.criteria_by_item({v.item_id for v in verdicts}),
+                    formula=formula, abstention=abstention)
+    return score, (known.lookup(verdicts) if rubrics is not None else {})
 
 
 def _between_judges(verdicts: Sequence[Verdict], lookup: Any, score: Any, *, seed: int,

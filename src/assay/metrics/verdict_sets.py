@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.errors import InputError, Issue
-from assay.metrics.sources import Rubrics, read_rubrics
+from assay.metrics.label_sources import stored_labels
+from assay.metrics.sources import Rubrics, open_run, read_rubrics
 from assay.scoring import Abstention
 from assay.verdict import Verdict
 
@@ -63,14 +64,9 @@ def verdict_set(path: str | Path, rubric: str | Path | None = None, *,
 
 
 def _run_set(path: Path, rubrics: Rubrics | None, judge: str | None) -> VerdictSet:
-    from assay.errors import ConfigError
     from assay.runs.results import iter_final_verdicts, run_scoring
-    from assay.runs.store import RunStore
 
-    try:
-        store = RunStore.open(path)
-    except ConfigError as exc:
-        raise InputError(Issue(str(path), None, None, str(exc))) from None
+    store = open_run(path)
     try:
         scoring = run_scoring(store.config(), source=str(path), judge=judge)
         verdicts: list[Verdict] = []
@@ -83,7 +79,7 @@ def _run_set(path: Path, rubrics: Rubrics | None, judge: str | None) -> VerdictS
     compared = (f"judge {judge}'s votes" if judge is not None
                 else f"aggregated verdicts ({scoring.aggregation})")
     return VerdictSet(verdicts, rubrics or Rubrics(per_item=per_item), compared,
-                      scoring.formula, scoring.abstention, _stored_labels(path))
+                      scoring.formula, scoring.abstention, stored_labels(path))
 
 
 def own_scoring(path: str | Path) -> tuple[str | None, Abstention | None]:
@@ -91,25 +87,11 @@ def own_scoring(path: str | Path) -> tuple[str | None, Abstention | None]:
     path = Path(path)
     if not path.is_dir():
         return None, None
-    from assay.errors import ConfigError
     from assay.runs.results import Scoring
-    from assay.runs.store import RunStore
 
-    try:
-        store = RunStore.open(path)
-    except ConfigError as exc:
-        raise InputError(Issue(str(path), None, None, str(exc))) from None
+    store = open_run(path)
     try:
         scoring = Scoring.from_config(store.config())
     finally:
         store.close()
     return scoring.formula, scoring.abstention
-
-
-def _stored_labels(run: Path) -> list[Verdict]:
-    from assay.review.labels import RunLabels
-
-    if not RunLabels.exists(run):
-        return []
-    with RunLabels.open(run) as stored:
-        return stored.verdicts()

@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError, InputError, Issue
+from assay.errors import InputError, Issue
 from assay.item import Item
 from assay.metrics.compare import ComparisonReport
+from assay.metrics.sources import open_run
 from assay.metrics.summary import AgreementSummary
 from assay.rubric import Rubric
 from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
 from assay.runs.status import RunStatus, run_status
-from assay.runs.store import RunStore
 from assay.verdict import Verdict
 
 
@@ -103,10 +103,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
     path = Path(path)
     if not (path / "run.sqlite").is_file():
         raise InputError(Issue(str(path), None, None, "not a run directory (no run.sqlite)"))
-    try:
-        store = RunStore.open(path)
-    except ConfigError as exc:
-        raise InputError(Issue(str(path), None, None, str(exc))) from None
+    store = open_run(path)
     try:
         status = run_status(path, store=store)
         scoring = Scoring.from_config(store.config())
@@ -187,16 +184,9 @@ def _context(item: Item) -> list[tuple[str, str]]:
 
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
-    if labels is not None:
-        from assay.metrics.label_sources import labels_for
+    from assay.metrics.label_sources import labels_for, stored_labels
 
-        return labels_for(run, labels)[0]
-    from assay.review.labels import RunLabels
-
-    if not RunLabels.exists(run):
-        return []
-    with RunLabels.open(run) as stored:
-        return stored.verdicts()
+    return labels_for(run, labels)[0] if labels is not None else stored_labels(run)
 
 
 def _manifest(run: Path) -> dict[str, Any]:
