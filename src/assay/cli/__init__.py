@@ -32,6 +32,9 @@ from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
 from assay.cli.app import app, app_for
+from assay.cli.examples import attach as _attach_examples
+
+_attach_examples(app)  # each command's --help ends with its example
 from assay.cli.process import exit_at_once, own_process
 
 

@@ -55,7 +55,7 @@ def app_for(args: list[str]) -> typer.Typer:
     if not args or args == ["--help"]:
         return _listing(app)
     name = args[0]
-    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    commands = [c for c in app.registered_commands if command_name(c) == name]
     groups = [g for g in app.registered_groups if g.name == name]
     if len(commands) + len(groups) != 1:
         return app
@@ -92,7 +92,7 @@ def _without_parameters(info: typer.models.CommandInfo) -> typer.models.CommandI
     return info
 
 
-def _command_name(command: typer.models.CommandInfo) -> str | None:
+def command_name(command: typer.models.CommandInfo) -> str | None:
     """The name typer gives a registered command (its own, or its function's, dashed)."""
     if command.name:
         return command.name

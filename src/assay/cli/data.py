@@ -25,10 +25,7 @@ def data_fetch(
     data_root: Path | None = typer.Option(None, "--data-dir", help="Default: $ASSAY_DATA, else "
                                           "~/.local/share/assay."),
 ) -> None:
-    """Download an official file (simple-evals' URLs), check it, and store it for assay eval.
-
-    Example: assay data fetch healthbench --subset hard --sha256 HEX
-    """
+    """Download an official file (simple-evals' URLs), check it, and store it for assay eval."""
     from assay.cli.output import fail
     from assay.datasets import fetch
     from assay.errors import AssayError

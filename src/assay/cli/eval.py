@@ -66,11 +66,7 @@ def eval_command(
     no_report: bool = typer.Option(False, "--no-report", help="Skip RUN/report.html."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Evaluate a model: sample it on every item, grade the answers, score, report.
-
-    Example: assay eval examples/healthbench/examples.jsonl --healthbench --model
-    openai:gpt-4.1-mini --judge openai:gpt-4.1 --run-dir runs/eval --n 4
-    """
+    """Evaluate a model: sample it on every item, grade the answers, score, report."""
     import json
 
     from assay.cli.output import fail, stderr, stdout

@@ -48,11 +48,7 @@ def sample(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Sample the model under test on every item (free text); grade the output with
-    assay grade --responses OUT.
-
-    Example: assay sample examples/healthbench/examples.jsonl --model openai:gpt-4.1-mini
-    --out responses.jsonl
-    """
+    assay grade --responses OUT."""
     from assay.cli.output import exit_for_failed_items, fail, stdout
     from assay.cli.tables.sample import sample_table
     from assay.errors import AssayError
