@@ -1,9 +1,10 @@
 """``assay report``: one self-contained HTML file for one or several runs.
 
-Everything is inline (CSS, the few lines of JavaScript that sort the item table, SVG figures),
-so the file opens offline and can be mailed or archived. Every text that comes from a model or
-an input file goes through Jinja2's autoescaping: a response containing ``<script>`` shows as
-text and never runs.
+Everything is inline (CSS, SVG figures, the script that lists, filters and draws the items from
+their compressed data: :mod:`assay.report.payload`), so the file opens offline and can be mailed
+or archived. Every text that comes from a model or an input file goes through Jinja2's
+autoescaping or, in the item lists, in as a text node: a response containing ``<script>`` shows
+as text and never runs.
 
 Example (see tests/report)::
 
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.metrics.compare import ComparisonReport
-from assay.report import plots
+from assay.report import payload, plots
 from assay.report.data import RunReport, compare_runs, load_run
 
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -62,6 +63,7 @@ def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | P
 
 def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
     scores = run.scores
+    shown = run.items[:max_items]
     values = [i.score for i in run.items if i.score is not None]
     axes = {name: (s.mean, s.ci_low, s.ci_high) for name, s in scores.by_axis.items()}
     themes = {name: (s.mean, s.ci_low, s.ci_high) for name, s in scores.by_theme.items()}
@@ -73,10 +75,11 @@ def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
         "axes_plot": plots.interval_bars(axes, "By axis") if axes else None,
         "themes_plot": plots.interval_bars(themes, "By theme") if themes else None,
         "confusions": _confusions(run),
-        "item_rows": run.items[:max_items],
-        "truncated": max(0, len(run.items) - max_items),
-        "disagreements": [(item, c) for item in run.items for c in item.criteria
-                          if c.judges_disagree or c.human_disagrees],
+        "data": payload.encode(payload.run_payload(run, shown)),
+        "item_count": len(shown),
+        "truncated": len(run.items) - len(shown),
+        "n_disagreements": sum(c.judges_disagree or c.human_disagrees
+                               for item in shown for c in item.criteria),
     }
 
 

@@ -1,0 +1,138 @@
+"""The report's items as compact data, rendered in the browser on demand.
+
+A report of the whole HealthBench benchmark holds 5,000 items per run; drawn as HTML up front,
+it was a page of tens of megabytes. Instead each run's items travel as one JSON document,
+gzip-compressed and base64-encoded inside the page, and the page's script lists them 50 at a
+time, filters them and draws an item only when it is opened. Texts are inserted as text nodes,
+never as markup, so a response containing ``<script>`` shows as text.
+
+Each criterion's verdict carries its *meaning* for the answer, so that colour says what a
+reader needs (Autorubric calls a met penalty DETECTED and an unmet one CLEAR):
+
+>>> meaning("MET", 5.0), meaning("MET", -3.0), meaning("UNMET", -3.0), meaning("UNMET", 5.0)
+('good', 'harmful', 'good', 'missed')
+>>> meaning("CANNOT_ASSESS", 5.0), meaning(None, 5.0)
+('abstained', 'failed')
+>>> shown_label("MET", -3.0), shown_label("UNMET", -3.0), shown_label(None, 1.0)
+('DETECTED', 'CLEAR', 'no verdict')
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from assay.report.data import CriterionRow, ItemRow, RunReport
+
+PREVIEW_CHARS = 160
+
+
+def meaning(label: str | None, weight: float, value: float | None = None) -> str:
+    """What a final verdict means for the answer: good, partial, missed, harmful, abstained or
+    failed (no verdict: every call failed or none was made). ``value`` is a multi-choice
+    option's value in [0, 1], when the verdict is an option."""
+    if label is None:
+        return "failed"
+    if label == "CANNOT_ASSESS":
+        return "abstained"
+    if value is None:
+        met = label == "MET"
+    elif 0.0 < value < 1.0:
+        return "partial"
+    else:
+        met = value >= 1.0
+    if weight < 0:
+        return "harmful" if met else "good"
+    return "good" if met else "missed"
+
+
+def shown_label(label: str | None, weight: float) -> str:
+    """The label a reader sees: a penalty's MET is DETECTED, its UNMET is CLEAR."""
+    if label is None:
+        return "no verdict"
+    if weight < 0 and label in ("MET", "UNMET"):
+        return "DETECTED" if label == "MET" else "CLEAR"
+    return label
+
+
+def run_payload(run: RunReport, items: Sequence[ItemRow]) -> dict[str, Any]:
+    """One run's items as the page's script reads them (keys kept short: 5,000 items)."""
+    options = _option_values(run)
+    return {
+        "name": run.name,
+        "items": [_item(item, options.get(item.id, {})) for item in items],
+    }
+
+
+def encode(document: Any) -> str:
+    """``document`` as base64 of gzip of JSON, the form the page decompresses."""
+    raw = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def decode(text: str) -> Any:
+    """The inverse of :func:`encode` (tests and tools read a report's data with it)."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+def _item(item: ItemRow, values: dict[str, dict[str, float]]) -> dict[str, Any]:
+    criteria = [_criterion(c, values.get(c.id, {})) for c in item.criteria]
+    return {
+        "i": item.index,
+        "id": item.id,
+        "preview": _preview(item),
+        "themes": [t.split(":", 1)[1] for t in item.tags if t.startswith("theme:")],
+        "score": item.score,
+        "conversation": [[role, text] for role, text in item.conversation],
+        "context": [[label, text] for label, text in item.context],
+        "response": item.response,
+        "criteria": criteria,
+        "judges_disagree": sum(c.judges_disagree for c in item.criteria),
+        "human_disagrees": sum(c.human_disagrees for c in item.criteria),
+        "failed": sum(c["meaning"] == "failed" for c in criteria),
+        "abstained": sum(c["meaning"] == "abstained" for c in criteria),
+    }
+
+
+def _criterion(row: CriterionRow, values: dict[str, float]) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "text": row.text,
+        "points": row.weight,
+        "axis": row.axis,
+        "final": shown_label(row.final, row.weight),
+        "meaning": _meaning(row.final, row.weight, values),
+        "votes": [[v.source, shown_label(v.label, row.weight),
+                   _meaning(v.label, row.weight, values), v.explanation] for v in row.votes],
+        "human": [[h.source, shown_label(h.label, row.weight),
+                   _meaning(h.label, row.weight, values), h.explanation] for h in row.human],
+        "judges_disagree": row.judges_disagree,
+        "human_disagrees": row.human_disagrees,
+    }
+
+
+def _meaning(label: str | None, weight: float, values: dict[str, float]) -> str:
+    if values and label not in values and label not in (None, "CANNOT_ASSESS"):
+        return "abstained"  # a multi-choice criterion's N/A option
+    return meaning(label, weight, values.get(label) if label is not None else None)
+
+
+def _preview(item: ItemRow) -> str:
+    users = [text for role, text in item.conversation if role == "user"]
+    text = " ".join((users[-1] if users else item.response).split())
+    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+
+
+def _option_values(run: RunReport) -> dict[str, dict[str, dict[str, float]]]:
+    """Each item's multi-choice criteria: option label → value (N/A options left out: they are
+    abstentions)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for item_id, rubric in run.rubrics.items():
+        per_criterion = {c.id: {o.label: o.value for o in c.options if not o.na and o.value is not None}
+                         for c in rubric.criteria if c.options}
+        if per_criterion:
+            out[item_id] = per_criterion
+    return out
