@@ -159,3 +159,33 @@ async def test_without_reviewer_the_browser_logs_in_and_its_labels_carry_that_na
     with RunLabels.open(run_dir) as labels:
         assert [(l.item_id, l.criterion_id, l.rater) for l in labels.labels()] == [
             ("q1", "stinger", "dr_b")]
+
+
+async def test_a_reviewer_labels_fifty_verdicts_disagreements_first_without_the_mouse(browser, tmp_path):
+    run = await grade_run(tmp_path, "big", [AGREE, DISAGREE], n=13)  # 13 items x 4 criteria = 52
+    with RunLabels.open(run) as labels:  # another reviewer differs from the final on items 7 and 11
+        labels.put("q7", "tweezers", "dr_b", verdict="MET")
+        labels.put("q11", "tweezers", "dr_b", verdict="MET")
+    runner = web.AppRunner(make_app(run, reviewer="dr_a"))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    base = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    try:
+        page = await browser.new_page()
+        await page.goto(base + "/")
+        visited = []
+        async with page.expect_navigation():
+            await page.keyboard.press("s")  # start the queue, disagreements first
+        for _ in range(50):
+            visited.append(page.url.split("/items/")[1].split("?")[0])
+            async with page.expect_navigation():
+                await page.keyboard.press("a")  # agree with the selected verdict
+        with RunLabels.open(run) as labels:
+            mine = [label for label in labels.labels() if label.rater == "dr_a"]
+        assert len(mine) == 50 and all(label.agrees for label in mine)
+        order = list(dict.fromkeys(visited))
+        assert order[:2] == ["7", "11"]  # the items with a human disagreement came first
+        assert order[2:] == [str(i) for i in range(13) if i not in (7, 11)][:len(order) - 2]
+    finally:
+        await runner.cleanup()

@@ -29,8 +29,8 @@ def write_run_inputs(tmp_path, n=4):
     return items, rubric
 
 
-async def grade_run(tmp_path, name, policies):
-    items, rubric = write_run_inputs(tmp_path)
+async def grade_run(tmp_path, name, policies, n=4):
+    items, rubric = write_run_inputs(tmp_path, n)
     servers = [await FakeJudgeServer(policy=p).start() for p in policies]
     try:
         await assay.agrade(items, rubric=rubric, run_dir=tmp_path / name,

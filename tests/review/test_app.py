@@ -130,3 +130,30 @@ async def test_a_rubric_file_is_reviewed_on_its_own_and_saved_beside_it(tmp_path
     assert status == 303
     saved = read_rubric(tmp_path / "reviewed-rubrics" / "bee.v2.yaml")
     assert [c.id for c in saved.criteria] == ["stinger", "tweezers", "pain"]
+
+
+async def test_an_edit_made_while_the_decision_says_accept_is_kept(run_dir, serve_app, reviewer):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
+    status, _ = await client.post("/rubrics/q0", {
+        "action:stinger": "accept", "text:stinger": "Scrapes the stinger out sideways.",
+        "weight:stinger": "5", "action:tweezers": "accept", "text:tweezers":
+        "Recommends squeezing the stinger with tweezers.", "weight:tweezers": "-3"})
+    assert status == 303
+    rubric = read_rubric(run_dir / "reviewed-rubrics" / "bee.v2.yaml")
+    assert rubric.criteria[0].text == "Scrapes the stinger out sideways."
+    assert rubric.metadata["review"]["decisions"]["stinger"] == "edit"
+    assert rubric.metadata["review"]["decisions"]["tweezers"] == "accept"  # unchanged text
+
+
+async def test_the_rubric_page_shows_the_query_and_after_a_save_the_saved_version(
+        run_dir, serve_app, reviewer):
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
+    status, html = await client.get("/rubrics/q1")
+    assert status == 200 and "The query" in html and "Bee sting 1?" in html
+    await client.post("/rubrics/q1", {"action:tweezers": "reject"})
+    status, html = await client.get("/rubrics/q1?saved=bee.v2.yaml")
+    saved = html.split('id="saved-version"')[1].split("</section>")[0]
+    assert "The saved version (2)" in saved and 'data-criterion="tweezers"' not in saved
+    assert 'data-criterion="stinger"' in saved
+    status, html = await client.get("/rubrics/q1?saved=../../etc/passwd")
+    assert status == 200 and 'id="saved-version"' not in html

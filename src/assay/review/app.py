@@ -50,6 +50,7 @@ from assay.review.guard import (
     reviewer_name,
 )
 from assay.review.labels import RunLabels
+from assay.review.queue import ORDERS, disagreement_count, next_index, pending
 from assay.review.rubrics import RubricDecision, save_reviewed_rubric
 from assay.rubric import Criterion, Rubric
 
@@ -60,6 +61,7 @@ _RUN: web.AppKey[RunReport | None] = web.AppKey("run")  # None when reviewing a 
 _RUBRICS: web.AppKey[dict[str, Rubric]] = web.AppKey("rubrics")
 _LABELS = web.AppKey("labels", RunLabels)
 _SETTINGS: web.AppKey[dict[str, Any]] = web.AppKey("settings")
+_QUERIES: web.AppKey[dict[str, list[tuple[str, str]]]] = web.AppKey("queries")
 _SESSIONS = web.AppKey("sessions", Sessions)
 _SESSION = web.RequestKey("session", Session)  # set by _session_middleware
 _SESSION_CHANGED = web.RequestKey("session_changed", bool)  # the cookie must be sent again
@@ -103,9 +105,11 @@ def make_app(target: str | Path, *, reviewer: str | None = None, token: str | No
         run = load_run(target)
         app[_RUN], app[_RUBRICS] = run, run.rubrics
         app[_LABELS] = RunLabels.open(target)
+        app[_QUERIES] = {item.id: item.conversation for item in run.items}
         out, title = target / "reviewed-rubrics", run.name
     else:
         app[_RUN], app[_RUBRICS] = None, _rubric_file(target)
+        app[_QUERIES] = _queries(target)
         out, title = target.parent / "reviewed-rubrics", target.name
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(default=True))
     app[_SETTINGS] = {"reviewer": None if reviewer is None else reviewer_name(reviewer),
@@ -115,6 +119,7 @@ def make_app(target: str | Path, *, reviewer: str | None = None, token: str | No
     app.router.add_get("/", _index)
     app.router.add_get("/login", _login_page)
     app.router.add_post("/login", _login)
+    app.router.add_get("/next", _next)
     app.router.add_get("/items/{index:\\d+}", _item)
     app.router.add_post("/items/{index:\\d+}/label", _label)
     app.router.add_get("/rubrics/{item_id}", _rubric)
@@ -134,6 +139,17 @@ def _rubric_file(path: Path) -> dict[str, Rubric]:
     if not found:
         raise InputError(Issue(str(path), None, None, "holds no rubric to review"))
     return dict(found)
+
+
+def _queries(path: Path) -> dict[str, list[tuple[str, str]]]:
+    """The conversation of each item of a per-item rubric file (``assay generate``'s output is
+    HealthBench lines); a file of rubrics alone has none."""
+    from assay.io import iter_items
+
+    try:
+        return {item.id: [(m.role, m.content) for m in item.messages] for item in iter_items(path)}
+    except (AssayError, ValueError, OSError):
+        return {}
 
 
 async def _close(app: web.Application) -> None:
@@ -294,15 +310,56 @@ async def _health(request: web.Request) -> web.Response:
 
 
 async def _index(request: web.Request) -> web.Response:
-    if request.app[_RUN] is None:
+    run = request.app[_RUN]
+    if run is None:
         return _render(request, "index.html.j2", labelled={})
-    labels = request.app[_LABELS].labels()
+    labelled, others = _progress(request)
     mine: dict[str, int] = {}
+    for item_id, _ in labelled:
+        mine[item_id] = mine.get(item_id, 0) + 1
+    return _render(request, "index.html.j2", labelled=mine,
+                   disagreements={item.id: disagreement_count(item, others) for item in run.items},
+                   remaining=sum(pending(item, labelled) for item in run.items),
+                   done=request.query.get("done"))
+
+
+def _progress(request: web.Request) -> tuple[set[tuple[str, str]], dict[tuple[str, str], set[str]]]:
+    """What this reviewer labelled ((item, criterion) pairs) and the labels of everyone else."""
     reviewer = _reviewer(request)
-    for label in labels:
+    labelled: set[tuple[str, str]] = set()
+    others: dict[tuple[str, str], set[str]] = {}
+    for label in request.app[_LABELS].labels():
+        key = (label.item_id, label.criterion_id)
         if label.rater == reviewer:
-            mine[label.item_id] = mine.get(label.item_id, 0) + 1
-    return _render(request, "index.html.j2", labelled=mine)
+            labelled.add(key)
+        else:
+            others.setdefault(key, set()).add(label.verdict or label.option or "")
+    return labelled, others
+
+
+def _order(value: str | None) -> str:
+    if value is None or value == "":
+        return "input"
+    if value not in ORDERS:
+        raise web.HTTPBadRequest(text=f"order {value[:40]!r}: one of {', '.join(ORDERS)}")
+    return value
+
+
+async def _next(request: web.Request) -> web.Response:
+    """Open the next item with a criterion this reviewer has not labelled (the queue)."""
+    run = request.app[_RUN]
+    if run is None:
+        raise web.HTTPNotFound(text="this review is of a rubric file: it has no items")
+    order = _order(request.query.get("order"))
+    after = request.query.get("after")
+    labelled, others = _progress(request)
+    index = next_index(run.items, after=int(after) if after and after.isdigit() else None,
+                       labelled=labelled, others=others, order=order)
+    saved = request.query.get("saved")
+    if index is None:
+        raise web.HTTPSeeOther("/?done=1")
+    query = f"order={order}" + (f"&saved={saved}" if saved else "")
+    raise web.HTTPSeeOther(f"/items/{index}?{query}")
 
 
 def _item_or_404(request: web.Request) -> tuple[RunReport, int, ItemRow]:
@@ -319,10 +376,15 @@ async def _item(request: web.Request) -> web.Response:
     run, index, item = _item_or_404(request)
     labels = {(label.criterion_id, label.rater): label
               for label in request.app[_LABELS].labels(item.id)}
+    others: dict[str, list[Any]] = {}
+    for (criterion_id, rater), label in labels.items():
+        if rater != request[_SESSION].reviewer:
+            others.setdefault(criterion_id, []).append(label)
     rubric = run.rubrics[item.id]
     criteria = {c.id: c for c in rubric.criteria}
     return _render(request, "item.html.j2", index=index, item=item, labels=labels,
-                   criteria=criteria, count=len(run.items),
+                   others=others, criteria=criteria, count=len(run.items),
+                   order=_order(request.query.get("order")), queue="order" in request.query,
                    message=request.query.get("saved"))
 
 
@@ -344,7 +406,12 @@ async def _label(request: web.Request) -> web.Response:
                                  option=option, agrees=action == "agree", note=note)
     except AssayError as exc:
         raise web.HTTPBadRequest(text=str(exc)) from None
-    raise web.HTTPSeeOther(f"/items/{index}?saved={criterion.id}")
+    order = _order(_text(form, "order") or None)
+    labelled, _ = _progress(request)
+    if _text(form, "queue") and not pending(item, labelled):  # the item is done: the next one
+        raise web.HTTPSeeOther(f"/next?after={index}&order={order}&saved={criterion.id}")
+    position = [c.id for c in item.criteria].index(criterion.id)
+    raise web.HTTPSeeOther(f"/items/{index}?order={order}&saved={criterion.id}#criterion-{position}")
 
 
 def _decide(criterion: Criterion, final: str | None, action: str, label: str) -> tuple[str | None, str | None]:
@@ -374,8 +441,20 @@ async def _rubric(request: web.Request) -> web.Response:
     rubric = request.app[_RUBRICS].get(item_id)
     if rubric is None:
         raise web.HTTPNotFound(text=f"no rubric {item_id!r}")
+    saved_name = request.query.get("saved")
     return _render(request, "rubric.html.j2", item_id=item_id, rubric=rubric,
-                   saved=request.query.get("saved"))
+                   saved=saved_name, saved_rubric=_saved_version(request, saved_name),
+                   query=request.app[_QUERIES].get(item_id, []))
+
+
+def _saved_version(request: web.Request, name: str | None) -> Rubric | None:
+    """The version just saved (named in the redirect after a save), read back from its file."""
+    from assay.io import read_rubric
+
+    folder = request.app[_SETTINGS]["out"]
+    if not name or "/" in name or "\\" in name or not (folder / name).is_file():
+        return None
+    return read_rubric(folder / name)
 
 
 async def _save_rubric(request: web.Request) -> web.Response:
@@ -387,8 +466,13 @@ async def _save_rubric(request: web.Request) -> web.Response:
     decisions = []
     for criterion in rubric.criteria:
         action = _text(form, f"action:{criterion.id}", "accept")
-        decisions.append(RubricDecision(criterion.id, action, _text(form, f"text:{criterion.id}"),
-                                        _weight(_text(form, f"weight:{criterion.id}"))))
+        text = _text(form, f"text:{criterion.id}")
+        weight = _weight(_text(form, f"weight:{criterion.id}"))
+        edited = (text.strip() and text.strip() != criterion.text) or (
+            weight is not None and weight != criterion.weight)
+        if action == "accept" and edited:  # an edit is kept, whatever the decision says
+            action = "edit"
+        decisions.append(RubricDecision(criterion.id, action, text, weight))
     try:
         path = save_reviewed_rubric(rubric, decisions, request.app[_SETTINGS]["out"],
                                     reviewer=_reviewer(request), source=item_id)
