@@ -71,10 +71,17 @@ def rag_grade(
         return run_sync(main())
 
     def show(run):
+        from assay.cli.command import Note
         from assay.cli.tables.rag import averages_table
         from assay.rag.validation import averages
 
-        return [averages_table([averages(run.grades, run.manifest["config"]["judge"])])]
+        yield averages_table([averages(run.grades, run.manifest["config"]["judge"])])
+        for grade in run.grades:
+            for turn in grade.turns:
+                if turn.cf_unmatched:
+                    yield Note(f"note: {grade.id} turn {turn.turn}: CF undefined: "
+                               f"{len(turn.cf_unmatched)} answer sentence(s) the judge's replies "
+                               f"do not name: " + "; ".join(repr(s) for s in turn.cf_unmatched))
 
     run = report(compute, show)
     typer.echo(f"{len(run.grades)} graded, {len(run.failed)} failed -> {run.grades_path}")

@@ -59,6 +59,8 @@ class TurnMetrics(BaseModel):
 
     cf: float | None
     cf_reason: str | None = None
+    cf_unmatched: list[str] = Field(default_factory=list)
+    """Answer sentences the judge's CF replies did not name (CF is then None)."""
     cr: bool
     refused: bool
     refusal_correct: bool
@@ -107,7 +109,8 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
     rcr: RagasContextRelevance | None = done[4] if options.baselines else None
     expected = item.refusal_expected
     return TurnGrade(
-        turn=turn, cf=cf.value, cf_reason=cf.reason, cr=cr.relevant, refused=ra.refused,
+        turn=turn, cf=cf.value, cf_reason=cf.reason, cf_unmatched=cf.unmatched_sentences,
+        cr=cr.relevant, refused=ra.refused,
         refusal_correct=refusal_correct(refused=ra.refused, expected=expected),
         ragas_faithfulness=rf.value if rf else None,
         ragas_faithfulness_reason=rf.reason if rf else None,
