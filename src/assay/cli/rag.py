@@ -192,17 +192,26 @@ def rag_report_command(
 
     def compute():
         conversations = read_rag_items(items)
-        runs = {}
+        runs, sources = {}, {}
         for path in grades:
             graded = read_grades(path)
             name = graded[0].judge if graded else path.stem
-            runs[name if name not in runs else f"{name} ({path})"] = graded
+            name = name if name not in runs else f"{name} ({path})"
+            runs[name], sources[name] = graded, str(path)
         models = [load_model(m) for m in model]
-        return rag_report(conversations, runs, models=models, seed=seed)
+        return rag_report(conversations, runs, models=models, seed=seed, sources=sources)
 
     def show(rag):
+        from assay.cli.command import Note
         from assay.cli.tables.rag import report_tables
 
-        return report_tables(rag)
+        yield from report_tables(rag)
+        for c in rag.coverage:
+            if c.not_graded or c.not_items:
+                yield Note(f"note: run {c.run}: {c.shared} of {c.items} items graded; "
+                           f"{c.not_graded} items without a grade and {c.not_items} grades of "
+                           "no item are left out")
+        yield (f"every figure, judge and human, is over the {rag.items_compared} items "
+               "graded by every run")
 
     report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))

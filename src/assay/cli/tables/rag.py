@@ -7,20 +7,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.cli.tables.cells import fmt, new_table
+from assay.metrics.results import Metric
 from assay.rag.classify import TrainReport
 from assay.rag.validation import Averages, RagReport
 
 
+def _with_n(m: Metric | None) -> str:
+    """A percentage with its CI and its own n (Table 3's n differs per metric: an undefined CF
+    or an unlabelled item is left out of that metric only)."""
+    return "—" if m is None or m.value is None else f"{fmt(m, '.1f')} n={m.n}"
+
+
 def averages_table(rows: Sequence[Averages]) -> Any:
-    """Seed 002 Table 3's shape, with CIs, refusal accuracy and the RAGAS baselines."""
+    """Seed 002 Table 3's shape, with CIs, each metric's n, refusal accuracy and the RAGAS
+    baselines."""
     table = new_table("Average CF / CR / RA (%) — seed 002 Table 3",
-                      ["rater", "n", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
+                      ["rater", "items", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
                        "RAGAS F %", "RAGAS CR %"])
     for r in rows:
-        table.add_row(r.rater, str(r.n), fmt(r.cf_pct, ".1f"), fmt(r.cr_pct, ".1f"),
-                      fmt(r.ra_pct, ".1f"), fmt(r.refusal_accuracy, ".1f"),
-                      fmt(r.ragas_faithfulness_pct, ".1f"),
-                      fmt(r.ragas_context_relevance_pct, ".1f"))
+        table.add_row(r.rater, str(r.n), _with_n(r.cf_pct), _with_n(r.cr_pct), _with_n(r.ra_pct),
+                      _with_n(r.refusal_accuracy), _with_n(r.ragas_faithfulness_pct),
+                      _with_n(r.ragas_context_relevance_pct))
     return table
 
 
