@@ -26,12 +26,18 @@ def rag_grade(
                                    help="Also compute RAGAS faithfulness and context relevance."),
     empty_cf: str = typer.Option("zero", "--empty-cf", help="CF with no informative sentence: "
                                  "zero | one | undefined."),
+    cf_high: float = typer.Option(0.5, "--cf-high", help="CF at or above this reads as High in "
+                                  "the Figure 11 diagnosis (0-1)."),
+    prompts_file: Path | None = typer.Option(None, "--prompts", help="TOML of listing overrides: a "
+                                             "'default' table and per judge model "
+                                             "'models.NAME' tables."),
     budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Grade each conversation's assistant turn(s): CF, CR, RA (and the RAGAS baselines)."""
+    """Grade each conversation's assistant turn(s): CF, CR, RA (and the RAGAS baselines).
+    With --turns all, the averages are over every graded turn."""
     from pydantic import ValidationError
 
     from assay.cli.command import report
@@ -42,13 +48,18 @@ def rag_grade(
     from assay.rag.items import read_rag_items
 
     try:
-        options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf)
+        options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf,
+                             cf_high=cf_high)
     except ValidationError as exc:
         fail(InputError([Issue(None, None, "--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
                          for e in exc.errors()]))
 
     def compute():
+        from assay.rag.prompt_overrides import PromptOverrides, read_prompt_overrides
+
         conversations = read_rag_items(items)
+        overrides = (read_prompt_overrides(prompts_file) if prompts_file is not None
+                     else PromptOverrides())
 
         async def main():
             from assay.judges.budget import Budget
@@ -62,7 +73,9 @@ def rag_grade(
             try:
                 async with make_judge(judge, config_file=config, **extra) as opened:
                     await check_judges([opened])  # unreachable or refused: fail before any work
-                    return await grade_rag_async(conversations, opened, out, options=options,
+                    chosen = options.model_copy(
+                        update={"templates": overrides.for_model(opened.model)})
+                    return await grade_rag_async(conversations, opened, out, options=chosen,
                                                  quiet=quiet)
             finally:
                 if "cache" in extra:

@@ -32,7 +32,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -132,15 +132,20 @@ def _unmatched_reason(sentences: Sequence[str], what: str) -> str:
 
 async def conversational_faithfulness(
     caller: Any, exchange: Exchange, *, item_id: str, empty: EmptyPolicy = "zero",
+    templates: Mapping[str, str] | None = None,
 ) -> FaithfulnessResult:
-    """CF of one exchange: categorisation, then grounding of the informative sentences."""
+    """CF of one exchange: categorisation, then grounding of the informative sentences
+    (``templates["categorisation"]`` / ``["grounding"]`` replace Listings 2 / 1)."""
+    templates = templates or {}
     sentences = split_sentences(exchange.answer)
     if not sentences:
         value, reason = cf_ratio(0, 0, empty)
         return FaithfulnessResult(value=value, informative=0, grounded=0, reason=reason,
                                   sentences=[])
     reply = await caller.ask(schemas.CATEGORISE,
-                             [{"role": "user", "content": prompts.categorisation_prompt(sentences)}],
+                             [{"role": "user", "content": prompts.categorisation_prompt(
+                                 sentences, template=templates.get(
+                                     "categorisation", prompts.LISTING_2_CATEGORISATION))}],
                              schemas.CATEGORISE_SCHEMA, item_id=item_id,
                              template_version=prompts.PROMPT_VERSION)
     judged = [SentenceJudgement(text=s, category=c, note=n)
@@ -156,7 +161,9 @@ async def conversational_faithfulness(
     if informative:
         context = prompts.grounding_context(exchange.context, exchange.transcript())
         texts = [j.text for j in informative]
-        prompt = prompts.grounding_prompt(exchange.question, context, texts)
+        prompt = prompts.grounding_prompt(
+            exchange.question, context, texts,
+            template=templates.get("grounding", prompts.LISTING_1_GROUNDING))
         verdicts = await caller.ask(schemas.GROUNDING, [{"role": "user", "content": prompt}],
                                     schemas.grounding_schema(len(informative)), item_id=item_id,
                                     template_version=prompts.PROMPT_VERSION)

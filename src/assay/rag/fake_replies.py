@@ -122,12 +122,12 @@ def turn_replies(item: RagItem, turn: int, d: JudgeDecisions) -> dict[str, tuple
         out[schemas.GROUNDING] = (_tail(prompts.LISTING_1_GROUNDING, grounding), {"answer": [
             {"statement": echoed(s, d.echo), "explanation": _explain(g),
              "verdict": "Yes" if g else "No"} for s, g in zip(informative, grounded)]})
-    relevance = prompts.context_relevance_prompt(ex.question, ex.context)
+    relevance = prompts.context_relevance_prompt(ex.question, ex.context, ex.transcript())
     out[schemas.CONTEXT_RELEVANCE] = (_tail(prompts.LISTING_4_CONTEXT_RELEVANCE, relevance), {
         "output": "[[Yes]]" if d.cr else "[[No]]",
         "elaboration": "The information bears on the question." if d.cr
         else "The information does not address the question."})
-    refusal = prompts.refusal_prompt(ex.question, ex.answer)
+    refusal = prompts.refusal_prompt(ex.question, ex.answer, ex.earlier())
     out[schemas.REFUSAL] = (_tail(prompts.LISTING_3_REFUSAL, refusal), {
         "parts_not_addressed": "The concern as a whole." if d.refused else "None.",
         "parts_addressed": "None." if d.refused else "The patient's question.",

@@ -40,7 +40,7 @@ from assay.metrics.reliability import fleiss_kappa, icc, krippendorff_alpha, per
 from assay.metrics.results import Metric
 from assay.metrics.uncertainty import bootstrap_ci, proportion
 from assay.rag.classify import Performance, TrainedModel, performance
-from assay.rag.grading import RagGrade
+from assay.rag.grading import RagGrade, TurnMetrics
 from assay.rag.items import HAZARD_CONTEXTS, RagItem
 
 
@@ -79,10 +79,12 @@ def faithfulness_validity(items: Sequence[RagItem], grades: Sequence[RagGrade],
 
 
 class Averages(BaseModel):
-    """Table 3's row for one rater (percentages of items), with Table 3's n."""
+    """Table 3's row for one rater: percentages over the graded turns (one per item unless
+    graded with ``--turns all``); ``n`` items, ``turns`` turns, each metric with its own n."""
 
     rater: str
     n: int
+    turns: int | None = None
     cf_pct: Metric
     cr_pct: Metric
     ra_pct: Metric
@@ -105,14 +107,23 @@ def _rate(values: Sequence[bool | None]) -> Metric:
     return Metric(value=100 * m.value, n=m.n, ci=ci)
 
 
+def graded_turns(grades: Sequence[RagGrade]) -> list[TurnMetrics]:
+    """Every graded turn of a run (a grade without its turns stands for its one turn)."""
+    out: list[TurnMetrics] = []
+    for g in grades:
+        out.extend(g.turns or [g])
+    return out
+
+
 def averages(grades: Sequence[RagGrade], rater: str, *, seed: int = 0) -> Averages:
-    """Mean CF % (bootstrap CI), CR % and RA % (Wilson CIs) of a grading run."""
+    """Mean CF % (bootstrap CI), CR % and RA % (Wilson CIs) over every graded turn of a run."""
+    turns = graded_turns(grades)
     return Averages(
-        rater=rater, n=len(grades), cf_pct=_pct([g.cf for g in grades], seed),
-        cr_pct=_rate([g.cr for g in grades]), ra_pct=_rate([g.refused for g in grades]),
-        refusal_accuracy=_rate([g.refusal_correct for g in grades]),
-        ragas_faithfulness_pct=_pct([g.ragas_faithfulness for g in grades], seed),
-        ragas_context_relevance_pct=_pct([g.ragas_context_relevance for g in grades], seed))
+        rater=rater, n=len(grades), turns=len(turns), cf_pct=_pct([t.cf for t in turns], seed),
+        cr_pct=_rate([t.cr for t in turns]), ra_pct=_rate([t.refused for t in turns]),
+        refusal_accuracy=_rate([t.refusal_correct for t in turns]),
+        ragas_faithfulness_pct=_pct([t.ragas_faithfulness for t in turns], seed),
+        ragas_context_relevance_pct=_pct([t.ragas_context_relevance for t in turns], seed))
 
 
 def human_averages(items: Sequence[RagItem], *, seed: int = 0) -> Averages | None:
@@ -192,7 +203,8 @@ class HazardRow(BaseModel):
 
 
 def by_hazard(grades: Sequence[RagGrade]) -> list[HazardRow]:
-    """The triad and diagnoses per §5 operating context (items without one: "unspecified")."""
+    """The triad and diagnoses per §5 operating context (items without one: "unspecified"),
+    over every graded turn; ``n`` counts turns."""
     groups: dict[str, list[RagGrade]] = {}
     for g in grades:
         groups.setdefault(g.hazard or "unspecified", []).append(g)
@@ -200,7 +212,7 @@ def by_hazard(grades: Sequence[RagGrade]) -> list[HazardRow]:
         ["unspecified"] if "unspecified" in groups else [])
     rows = []
     for hazard in order:
-        gs = groups[hazard]
+        gs = graded_turns(groups[hazard])
         cfs = [g.cf for g in gs if g.cf is not None]
         rows.append(HazardRow(
             hazard=hazard, description=HAZARD_CONTEXTS.get(hazard, "no hazard context given"),

@@ -25,7 +25,8 @@ def averages_table(rows: Sequence[Averages]) -> Any:
                       ["rater", "items", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
                        "RAGAS F %", "RAGAS CR %"])
     for r in rows:
-        table.add_row(r.rater, str(r.n), _with_n(r.cf_pct), _with_n(r.cr_pct), _with_n(r.ra_pct),
+        items = str(r.n) if r.turns in (None, r.n) else f"{r.n} ({r.turns} turns)"
+        table.add_row(r.rater, items, _with_n(r.cf_pct), _with_n(r.cr_pct), _with_n(r.ra_pct),
                       _with_n(r.refusal_accuracy), _with_n(r.ragas_faithfulness_pct),
                       _with_n(r.ragas_context_relevance_pct))
     return table
