@@ -159,6 +159,59 @@ def rag_train(
                f"saved {trained.chosen} -> {out}")
 
 
+@rag_app.command("table2")
+def rag_table2(
+    items: Path = typer.Argument(..., help="RAG conversations with clinicians' labels (JSONL)."),
+    grades: Path | None = typer.Option(None, "--grades", "-g", help="grades.jsonl or a job "
+                                       "directory of `assay rag grade` (the judge's features)."),
+    source: str = typer.Option("judge", "--features", help="judge (from --grades) | human "
+                               "(the items' cf/cr/ra labels, as the paper)."),
+    families: str = typer.Option("random_forest,svm,naive_bayes,mlp", "--models",
+                                 help="Comma-separated model families."),
+    targets: str = typer.Option("harmful,helpful,inappropriate", "--targets",
+                                help="Comma-separated targets."),
+    test_size: float = typer.Option(0.175, "--test-size", min=0.05, max=0.5,
+                                    help="Held-out share (the paper: 0.175)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the split and the models."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the table as JSON here."),
+) -> None:
+    """Seed 002 Table 2: every model family on one fixed stratified held-out split, per-class
+    F1 for harm, helpfulness and the 3-class inappropriateness."""
+    from assay.cli.command import dump_model, report
+    from assay.cli.output import fail
+    from assay.errors import InputError, Issue
+    from assay.rag.classify import FAMILIES, SOURCES
+    from assay.rag.grading import read_grades
+    from assay.rag.held_out import CLASSES, held_out_table
+    from assay.rag.items import read_rag_items
+
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    wanted = [t.strip() for t in targets.split(",") if t.strip()]
+    problems = [Issue(None, None, "--models", f"unknown family {f!r}; choose from "
+                      f"{', '.join(FAMILIES)}") for f in chosen if f not in FAMILIES]
+    problems += [Issue(None, None, "--targets", f"unknown target {t!r}; choose from "
+                       f"{', '.join(CLASSES)}") for t in wanted if t not in CLASSES]
+    if source not in SOURCES:
+        problems.append(Issue(None, None, "--features", f"{source!r}: use judge or human"))
+    if source == "judge" and grades is None:
+        problems.append(Issue(None, None, "--grades", "needed with --features judge"))
+    if problems:
+        fail(InputError(problems))
+
+    def compute():
+        conversations = read_rag_items(items)
+        graded = read_grades(grades) if grades is not None else None
+        return held_out_table(conversations, graded, source=source, families=chosen, seed=seed,
+                              test_size=test_size, targets=wanted)
+
+    def show(table2):
+        from assay.cli.tables.rag import held_out_table as render
+
+        return [render(table2)]
+
+    report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
+
+
 @rag_app.command("score")
 def rag_score(
     grades: Path = typer.Argument(..., help="grades.jsonl or a job directory to score."),

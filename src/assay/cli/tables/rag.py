@@ -9,6 +9,7 @@ from typing import Any
 from assay.cli.tables.cells import fmt, new_table
 from assay.metrics.results import Metric
 from assay.rag.classify import TrainReport
+from assay.rag.held_out import HeldOutTable
 from assay.rag.validation import Averages, RagReport
 
 
@@ -37,7 +38,7 @@ def train_table(report: TrainReport) -> Any:
 
     table = new_table(escape(f"{report.target}: {report.folds}-fold cross-validation on "
                              f"[{', '.join(report.features)}] ({report.source} features, "
-                             f"n={report.n})"),
+                             f"n={report.n}) — {report.estimate}"),
                       ["model", "AUC", "accuracy", "sensitivity", "specificity", "chosen"])
     for f in report.families:
         p = f.performance
@@ -89,3 +90,22 @@ def report_tables(report: RagReport) -> list[Any]:
         t.add_row(fmt(perf.auc), fmt(perf.accuracy), fmt(perf.sensitivity), fmt(perf.specificity))
         tables.append(t)
     return tables
+
+
+def held_out_table(table2: HeldOutTable) -> Any:
+    """Seed 002 Table 2's shape: per-class F1 on the held-out split, per family and averaged."""
+    from rich.markup import escape
+
+    sizes = "; ".join(f"{s.target}: {s.train} train / {s.test} test" for s in table2.splits)
+    # short headers so that the seven columns fit 80 characters; the JSON has the full names
+    short = {"harmful": ["Harm", "Unharm"], "helpful": ["Help", "Unhelp"],
+             "inappropriate": ["Inap Y", "Inap S", "Inap N"]}
+    columns = [name for s in table2.splits for name in short[s.target]]
+    table = new_table(escape(f"Per-class F1 on a held-out {table2.test_size:.1%} stratified split "
+                             f"— seed 002 Table 2 ({table2.source} features; {sizes}; Inap: "
+                             "inappropriate yes / slightly / no)"),
+                      ["model", *columns])
+    for row in [*table2.rows, table2.average]:
+        cells = ["—" if v is None else f"{v:.2f}" for s in table2.splits for v in row.f1[s.target]]
+        table.add_row(row.family, *cells)
+    return table
