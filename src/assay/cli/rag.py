@@ -212,6 +212,38 @@ def rag_table2(
     report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
 
 
+@rag_app.command("merge-labels")
+def rag_merge_labels(
+    items: Path = typer.Argument(..., help="RAG conversations whose metadata holds the "
+                                 "clinicians' raw answers (JSONL)."),
+    rules: Path = typer.Option(..., "--rules", help="TOML of merging rules per target."),
+    out: Path = typer.Option(..., "--out", "-o", help="Items with the merged labels (JSONL)."),
+) -> None:
+    """Merge the clinicians' raw axes into the harmful / helpful / inappropriate labels."""
+    from assay.cli.command import Note, report
+    from assay.rag.items import read_rag_items, write_rag_items
+    from assay.rag.label_merge import merge_labels, read_rules
+
+    def compute():
+        merged, summary = merge_labels(read_rag_items(items), read_rules(rules))
+        write_rag_items(merged, out)
+        return summary
+
+    def show(summary):
+        for target, counts in summary.counts.items():
+            shown = ", ".join(f"{value}: {n}" for value, n in sorted(counts.items()))
+            yield f"{target}: {shown or 'none'}; {len(summary.unlabelled[target])} unlabelled"
+            if summary.unlabelled[target]:
+                yield Note(f"note: {target}: no rule holds for " +
+                           ", ".join(summary.unlabelled[target]))
+            if summary.changed[target]:
+                yield Note(f"note: {target}: replaced an existing label of " +
+                           ", ".join(summary.changed[target]))
+        yield f"-> {out}"
+
+    report(compute, show)
+
+
 @rag_app.command("score")
 def rag_score(
     grades: Path = typer.Argument(..., help="grades.jsonl or a job directory to score."),
