@@ -79,6 +79,7 @@ def test_each_graded_turn_is_diagnosed_with_its_own_questions_scope(tmp_path):
                                                                       ["ideal"])
     assert (second.scope, second.refusal_expected, second.diagnosis) == (
         "out_of_scope", True, ["missed_refusal"])
+    assert (run.grades[0].scope, run.grades[0].refusal_expected) == ("out_of_scope", True)
 
 
 def test_turns_all_averages_over_every_graded_turn(tmp_path):

@@ -88,7 +88,8 @@ class TurnGrade(TurnMetrics):
 
 
 class RagGrade(TurnMetrics):
-    """One item's grades: the last graded turn's metrics at the top, all graded turns below."""
+    """One item's grades: the last graded turn's metrics (and its question's scope and expected
+    refusal) at the top, all graded turns below."""
 
     id: str
     judge: str
@@ -140,8 +141,9 @@ async def grade_item(caller: Any, item: RagItem, options: RagOptions) -> RagGrad
     """All graded turns of one item (turn by turn, so traces read in conversation order)."""
     turns = [await grade_turn(caller, item, t, options) for t in item.graded_turns(options.turns)]
     last = turns[-1]
-    return RagGrade(id=item.id, judge=caller.model, scope=item.scope, hazard=item.hazard,
-                    refusal_expected=item.refusal_expected, turns=turns,
+    return RagGrade(id=item.id, judge=caller.model, scope=item.turn_scope(last.turn),
+                    hazard=item.hazard, refusal_expected=item.turn_refusal_expected(last.turn),
+                    turns=turns,
                     **last.model_dump(include=set(TurnMetrics.model_fields)))
 
 
