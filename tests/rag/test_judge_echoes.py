@@ -110,16 +110,16 @@ def test_an_unmatched_sentence_reaches_the_grade_and_its_cf_is_left_out_of_the_a
         tmp_path):
     from assay.rag.validation import averages
 
-    items = [RagItem.model_validate({"id": i, "scope": "in_scope", "question": "Drive?",
-                                     "answer": "Sure. Wait a week before driving.",
-                                     "context": ["Wait a week to drive."]}) for i in ("a", "b")]
-    script = stage_script(items, {i.id: JudgeDecisions(categories=["A", "I"]) for i in items})
-    # item b: the judge rewrites the informative sentence
+    item = RagItem.model_validate({"id": "drive", "scope": "in_scope", "question": "Drive?",
+                                   "answer": "Sure. Wait a week before driving.",
+                                   "context": ["Wait a week to drive."]})
+    script = stage_script([item], {"drive": JudgeDecisions(categories=["A", "I"])})
+    # the judge rewrites the informative sentence
     key, reply = script[schemas.CATEGORISE]["by_prompt"][0]
     script[schemas.CATEGORISE]["by_prompt"] = [[key, {**reply, "CONTAINING_INFORMATION": [
         "Wait seven days before you drive."]}]]
     with FakeJudgeServer.run_in_thread(stages=script) as server:
-        run = grade_rag(items[1:], f"openai-compatible:fake@{server.base_url}", tmp_path / "j",
+        run = grade_rag([item], f"openai-compatible:fake@{server.base_url}", tmp_path / "j",
                         options=RagOptions(baselines=False))
     (grade,) = run.grades
     assert grade.cf is None and grade.cf_unmatched == ["Wait a week before driving."]
