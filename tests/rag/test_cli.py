@@ -63,6 +63,7 @@ def test_grade_and_report_on_the_shipped_sample(tmp_path):
     report = invoke("rag", "report", SAMPLE / "items.jsonl", "--grades", tmp_path / "job",
                     "--json", tmp_path / "report.json")
     assert "Table 3" in report and "Figure 5" in report
+    assert "over the 20 items graded by every run" in " ".join(report.split())
     data = json.loads((tmp_path / "report.json").read_text())
     assert [a["rater"] for a in data["averages"]] == ["fake", "human"]
 
@@ -128,3 +129,16 @@ def test_an_unreachable_judge_fails_before_any_work(tmp_path):
                                  str(tmp_path / "job")])
     assert result.exit_code == 1 and "cannot reach http://127.0.0.1:9/v1" in result.output
     assert not (tmp_path / "job").exists()
+
+
+def test_report_on_grades_of_other_items_fails_naming_the_run(tmp_path):
+    from assay.rag.grading import RagGrade, write_grades
+
+    write_grades([RagGrade(id="not-an-item", judge="j", scope="in_scope", refusal_expected=False,
+                           cf=1.0, cr=True, refused=False, refusal_correct=True,
+                           diagnosis=["ideal"], turns=[])], tmp_path / "grades.jsonl")
+    result = runner.invoke(app, ["rag", "report", str(SAMPLE / "items.jsonl"), "--grades",
+                                 str(tmp_path / "grades.jsonl")])
+    assert result.exit_code == 1
+    assert "grades.jsonl: id: none of the run's 1 graded ids is among the 20 item ids" in " ".join(
+        result.output.split())

@@ -37,9 +37,10 @@ LISTING_2_REPLY = {"ACKNOWLEDGEMENTS": [SENTENCES[0]], "QUESTIONS": [SENTENCES[4
                    "CONTAINING_INFORMATION": SENTENCES[1:4]}
 
 
-def verdicts(*flags):
-    return {"answer": [{"statement": f"s{i}", "explanation": "e", "verdict": "Yes" if f else "No"}
-                       for i, f in enumerate(flags)]}
+def verdicts(*flags, statements=SENTENCES[1:4]):
+    """A Listing 1 reply: one verdict per flag, on the shower answer's informative sentences."""
+    return {"answer": [{"statement": s, "explanation": "e", "verdict": "Yes" if f else "No"}
+                       for s, f in zip(statements, flags)]}
 
 
 def shower_item(**extra):
@@ -106,13 +107,13 @@ def test_acknowledgements_and_questions_are_kept_but_left_out_of_cf():
                                    "question"]
 
 
-def test_a_sentence_the_judge_left_out_or_doubled_counts_as_informative():
+def test_a_doubled_sentence_counts_as_informative_and_a_left_out_one_gets_no_category():
     reply = {"ACKNOWLEDGEMENTS": ["  sure. "], "QUESTIONS": [SENTENCES[1]],
              "CONTAINING_INFORMATION": [SENTENCES[1]]}
     got = categorise(SENTENCES[:3], reply)
     assert got[0] == ("acknowledgement", None)  # matched ignoring case and spacing
     assert got[1][0] == "information" and "2 categories" in got[1][1]
-    assert got[2][0] == "information" and "not categorised" in got[2][1]
+    assert got[2][0] is None and "names this sentence" in got[2][1]
 
 
 # --- over loopback ------------------------------------------------------------------------------
@@ -142,7 +143,7 @@ async def test_cf_grounds_against_the_context_and_the_conversation(serve, tmp_pa
 
     def grounding(request):
         seen.append(request.text)
-        return verdicts(True)
+        return verdicts(True, statements=["Since it was Monday, you can wash your hair."])
 
     _, judge, caller = await caller_for(serve, tmp_path, {
         schemas.CATEGORISE: {"ACKNOWLEDGEMENTS": [], "QUESTIONS": [], "CONTAINING_INFORMATION": [

@@ -99,3 +99,50 @@ def test_the_report_on_the_shipped_sample_holds_every_section(sample_items, samp
         ("RF", "fake again")}
     assert report.across_judges.cr_fleiss.value == 1.0
     assert len(report.by_hazard["fake"]) == 10
+
+
+# --- which items the report covers (issue 30, point 9) --------------------------------------
+
+def test_a_run_sharing_no_id_with_the_items_is_an_error_naming_it():
+    from assay.errors import InputError
+
+    with pytest.raises(InputError, match=r"runs/other: id: none of the run's 2 graded ids is "
+                                         r"among the 2 item ids"):
+        rag_report([item("a", cr=True), item("b", cr=False)],
+                   {"j": [grade("x", 1.0), grade("y", 1.0)]}, sources={"j": "runs/other"})
+
+
+def test_human_figures_are_over_the_items_the_judge_graded():
+    items = [item("a", cr=True), item("b", cr=True), item("c", cr=False), item("d", cr=False)]
+    report = rag_report(items, {"j": [grade("a", 1.0), grade("c", 1.0)]})
+    human = report.averages[-1]
+    assert (human.rater, human.n, human.cr_pct.value, human.cr_pct.n) == ("human", 2, 50.0, 2)
+
+
+def test_partial_overlap_is_counted_and_grades_of_other_items_are_left_out():
+    report = rag_report([item("a"), item("b"), item("c")],
+                        {"j": [grade("a", 1.0), grade("b", 0.0), grade("z", 0.5)]})
+    (c,) = report.coverage
+    assert (c.items, c.graded, c.shared, c.not_graded, c.not_items) == (3, 3, 2, 1, 1)
+    assert report.items_compared == 2 and report.averages[0].cf_pct.value == 50.0
+
+
+def test_with_two_runs_every_figure_is_over_the_items_both_graded():
+    items = [item("a", cr=True), item("b", cr=False), item("c", cr=True)]
+    report = rag_report(items, {"j": [grade("a", 1.0), grade("b", 0.0), grade("c", 1.0)],
+                                "k": [grade("a", 1.0), grade("b", 0.0)]})
+    assert report.items_compared == 2
+    assert [a.cf_pct.n for a in report.averages[:2]] == [2, 2]
+    assert report.averages[-1].cr_pct.value == 50.0
+
+
+def test_table_3_shows_each_metrics_own_n():
+    from rich.console import Console
+
+    from assay.cli.tables.rag import averages_table
+
+    row = averages([grade("a", 1.0), grade("b", None), grade("c", 0.5)], "j")
+    console = Console(width=300, record=True)
+    console.print(averages_table([row]))
+    text = console.export_text()
+    assert "75.0" in text and "n=2" in text and "n=3" in text

@@ -26,12 +26,18 @@ def rag_grade(
                                    help="Also compute RAGAS faithfulness and context relevance."),
     empty_cf: str = typer.Option("zero", "--empty-cf", help="CF with no informative sentence: "
                                  "zero | one | undefined."),
+    cf_high: float = typer.Option(0.5, "--cf-high", help="CF at or above this reads as High in "
+                                  "the Figure 11 diagnosis (0-1)."),
+    prompts_file: Path | None = typer.Option(None, "--prompts", help="TOML of listing overrides: a "
+                                             "'default' table and per judge model "
+                                             "'models.NAME' tables."),
     budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Grade each conversation's assistant turn(s): CF, CR, RA (and the RAGAS baselines)."""
+    """Grade each conversation's assistant turn(s): CF, CR, RA (and the RAGAS baselines).
+    With --turns all, the averages are over every graded turn."""
     from pydantic import ValidationError
 
     from assay.cli.command import report
@@ -42,13 +48,18 @@ def rag_grade(
     from assay.rag.items import read_rag_items
 
     try:
-        options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf)
+        options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf,
+                             cf_high=cf_high)
     except ValidationError as exc:
         fail(InputError([Issue(None, None, "--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
                          for e in exc.errors()]))
 
     def compute():
+        from assay.rag.prompt_overrides import PromptOverrides, read_prompt_overrides
+
         conversations = read_rag_items(items)
+        overrides = (read_prompt_overrides(prompts_file) if prompts_file is not None
+                     else PromptOverrides())
 
         async def main():
             from assay.judges.budget import Budget
@@ -62,7 +73,9 @@ def rag_grade(
             try:
                 async with make_judge(judge, config_file=config, **extra) as opened:
                     await check_judges([opened])  # unreachable or refused: fail before any work
-                    return await grade_rag_async(conversations, opened, out, options=options,
+                    chosen = options.model_copy(
+                        update={"templates": overrides.for_model(opened.model)})
+                    return await grade_rag_async(conversations, opened, out, options=chosen,
                                                  quiet=quiet)
             finally:
                 if "cache" in extra:
@@ -71,10 +84,17 @@ def rag_grade(
         return run_sync(main())
 
     def show(run):
+        from assay.cli.command import Note
         from assay.cli.tables.rag import averages_table
         from assay.rag.validation import averages
 
-        return [averages_table([averages(run.grades, run.manifest["config"]["judge"])])]
+        yield averages_table([averages(run.grades, run.manifest["config"]["judge"])])
+        for grade in run.grades:
+            for turn in grade.turns:
+                if turn.cf_unmatched:
+                    yield Note(f"note: {grade.id} turn {turn.turn}: CF undefined: "
+                               f"{len(turn.cf_unmatched)} answer sentence(s) the judge's replies "
+                               f"do not name: " + "; ".join(repr(s) for s in turn.cf_unmatched))
 
     run = report(compute, show)
     typer.echo(f"{len(run.grades)} graded, {len(run.failed)} failed -> {run.grades_path}")
@@ -139,6 +159,91 @@ def rag_train(
                f"saved {trained.chosen} -> {out}")
 
 
+@rag_app.command("table2")
+def rag_table2(
+    items: Path = typer.Argument(..., help="RAG conversations with clinicians' labels (JSONL)."),
+    grades: Path | None = typer.Option(None, "--grades", "-g", help="grades.jsonl or a job "
+                                       "directory of `assay rag grade` (the judge's features)."),
+    source: str = typer.Option("judge", "--features", help="judge (from --grades) | human "
+                               "(the items' cf/cr/ra labels, as the paper)."),
+    families: str = typer.Option("random_forest,svm,naive_bayes,mlp", "--models",
+                                 help="Comma-separated model families."),
+    targets: str = typer.Option("harmful,helpful,inappropriate", "--targets",
+                                help="Comma-separated targets."),
+    test_size: float = typer.Option(0.175, "--test-size", min=0.05, max=0.5,
+                                    help="Held-out share (the paper: 0.175)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the split and the models."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the table as JSON here."),
+) -> None:
+    """Seed 002 Table 2: every model family on one fixed stratified held-out split, per-class
+    F1 for harm, helpfulness and the 3-class inappropriateness."""
+    from assay.cli.command import dump_model, report
+    from assay.cli.output import fail
+    from assay.errors import InputError, Issue
+    from assay.rag.classify import FAMILIES, SOURCES
+    from assay.rag.grading import read_grades
+    from assay.rag.held_out import CLASSES, held_out_table
+    from assay.rag.items import read_rag_items
+
+    chosen = [f.strip() for f in families.split(",") if f.strip()]
+    wanted = [t.strip() for t in targets.split(",") if t.strip()]
+    problems = [Issue(None, None, "--models", f"unknown family {f!r}; choose from "
+                      f"{', '.join(FAMILIES)}") for f in chosen if f not in FAMILIES]
+    problems += [Issue(None, None, "--targets", f"unknown target {t!r}; choose from "
+                       f"{', '.join(CLASSES)}") for t in wanted if t not in CLASSES]
+    if source not in SOURCES:
+        problems.append(Issue(None, None, "--features", f"{source!r}: use judge or human"))
+    if source == "judge" and grades is None:
+        problems.append(Issue(None, None, "--grades", "needed with --features judge"))
+    if problems:
+        fail(InputError(problems))
+
+    def compute():
+        conversations = read_rag_items(items)
+        graded = read_grades(grades) if grades is not None else None
+        return held_out_table(conversations, graded, source=source, families=chosen, seed=seed,
+                              test_size=test_size, targets=wanted)
+
+    def show(table2):
+        from assay.cli.tables.rag import held_out_table as render
+
+        return [render(table2)]
+
+    report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
+
+
+@rag_app.command("merge-labels")
+def rag_merge_labels(
+    items: Path = typer.Argument(..., help="RAG conversations whose metadata holds the "
+                                 "clinicians' raw answers (JSONL)."),
+    rules: Path = typer.Option(..., "--rules", help="TOML of merging rules per target."),
+    out: Path = typer.Option(..., "--out", "-o", help="Items with the merged labels (JSONL)."),
+) -> None:
+    """Merge the clinicians' raw axes into the harmful / helpful / inappropriate labels."""
+    from assay.cli.command import Note, report
+    from assay.rag.items import read_rag_items, write_rag_items
+    from assay.rag.label_merge import merge_labels, read_rules
+
+    def compute():
+        merged, summary = merge_labels(read_rag_items(items), read_rules(rules))
+        write_rag_items(merged, out)
+        return summary
+
+    def show(summary):
+        for target, counts in summary.counts.items():
+            shown = ", ".join(f"{value}: {n}" for value, n in sorted(counts.items()))
+            yield f"{target}: {shown or 'none'}; {len(summary.unlabelled[target])} unlabelled"
+            if summary.unlabelled[target]:
+                yield Note(f"note: {target}: no rule holds for " +
+                           ", ".join(summary.unlabelled[target]))
+            if summary.changed[target]:
+                yield Note(f"note: {target}: replaced an existing label of " +
+                           ", ".join(summary.changed[target]))
+        yield f"-> {out}"
+
+    report(compute, show)
+
+
 @rag_app.command("score")
 def rag_score(
     grades: Path = typer.Argument(..., help="grades.jsonl or a job directory to score."),
@@ -185,17 +290,26 @@ def rag_report_command(
 
     def compute():
         conversations = read_rag_items(items)
-        runs = {}
+        runs, sources = {}, {}
         for path in grades:
             graded = read_grades(path)
             name = graded[0].judge if graded else path.stem
-            runs[name if name not in runs else f"{name} ({path})"] = graded
+            name = name if name not in runs else f"{name} ({path})"
+            runs[name], sources[name] = graded, str(path)
         models = [load_model(m) for m in model]
-        return rag_report(conversations, runs, models=models, seed=seed)
+        return rag_report(conversations, runs, models=models, seed=seed, sources=sources)
 
     def show(rag):
+        from assay.cli.command import Note
         from assay.cli.tables.rag import report_tables
 
-        return report_tables(rag)
+        yield from report_tables(rag)
+        for c in rag.coverage:
+            if c.not_graded or c.not_items:
+                yield Note(f"note: run {c.run}: {c.shared} of {c.items} items graded; "
+                           f"{c.not_graded} items without a grade and {c.not_items} grades of "
+                           "no item are left out")
+        yield (f"every figure, judge and human, is over the {rag.items_compared} items "
+               "graded by every run")
 
     report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))

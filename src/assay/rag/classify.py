@@ -12,7 +12,9 @@ the paper's double softmax). Each family is cross-validated (stratified k-fold, 
 grid search nested inside each fold; every seed derived from one master seed with
 :func:`assay.grading.seeding.derive_seed`), and its out-of-fold predictions give AUC (seeded
 bootstrap CI), accuracy, sensitivity and specificity (Wilson CIs). The family with the best
-AUC is refitted on all rows and saved.
+AUC is refitted on all rows and saved. Its cross-validated figures are the selection's
+optimistic estimate (the family was chosen on them; :attr:`TrainReport.estimate` says so);
+:mod:`assay.rag.held_out` gives Table 2's held-out figures.
 
 The model is saved with skops, not pickle/joblib: loading a pickle runs whatever code the file
 names, and a model file is something people pass around; skops loads only types on an allow-list
@@ -207,6 +209,9 @@ class TrainReport(BaseModel):
     families: list[FamilyReport]
     chosen: str
     skipped: dict[str, str] = {}
+    estimate: str = ("optimistic: cross-validated on the folds the chosen family was selected "
+                     "on; for unbiased figures use the held-out table (assay rag table2)")
+    """What the figures are: the selection's own cross-validation, not held-out data."""
 
 
 def _seed(master: int, *parts: str) -> int:

@@ -20,7 +20,8 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -31,6 +32,37 @@ from assay.rag.sentences import split_sentences
 
 Code = Literal["A", "Q", "I"]
 _NAMES = {"A": "ACKNOWLEDGEMENTS", "Q": "QUESTIONS", "I": "CONTAINING_INFORMATION"}
+
+
+def _curly(text: str) -> str:
+    text = re.sub(r'"([^"]*)"', "\u201c\\1\u201d", text)
+    return text.replace("'", "\u2019")
+
+
+ECHO_CHANGES: dict[str, Callable[[str], str]] = {
+    "no_full_stop": lambda s: s.removesuffix("."),
+    "curly_quotes": _curly,
+    "whitespace": lambda s: "  " + s.replace(" ", "  ") + " \n",
+    "dashes": lambda s: s.replace(" - ", " \u2014 ").replace("-", "\u2013"),
+}
+"""The small changes real models make when they echo a sentence back, by name: the final full
+stop dropped, straight quotes and apostrophes made curly, spacing doubled and padded, hyphens
+made into dashes."""
+
+Echo = Literal["exact", "no_full_stop", "curly_quotes", "whitespace", "dashes", "all"]
+
+
+def echoed(sentence: str, echo: Echo) -> str:
+    """``sentence`` as a judge echoing it with ``echo``'s change(s) writes it.
+
+    >>> echoed("Sure, it's a follow-up call - ok.", "all")
+    '  Sure,  it’s  a  follow–up  call  —  ok \\n'
+    """
+    changes = list(ECHO_CHANGES.values()) if echo == "all" else (
+        [] if echo == "exact" else [ECHO_CHANGES[echo]])
+    for change in changes:
+        sentence = change(sentence)
+    return sentence
 
 
 class JudgeDecisions(BaseModel):
@@ -52,6 +84,7 @@ class JudgeDecisions(BaseModel):
     ragas_statements: list[str] | None = None
     ragas_supported: list[bool] | None = None
     ragas_relevant: list[str] | None = None
+    echo: Echo = "exact"
 
 
 def _tail(template: str, prompt: str) -> str:
@@ -81,19 +114,20 @@ def turn_replies(item: RagItem, turn: int, d: JudgeDecisions) -> dict[str, tuple
     out: dict[str, tuple[str, Any]] = {}
     categorise = prompts.categorisation_prompt(sentences)
     out[schemas.CATEGORISE] = (_tail(prompts.LISTING_2_CATEGORISATION, categorise), {
-        name: [s for s, c in zip(sentences, codes) if c == code] for code, name in _NAMES.items()})
+        name: [echoed(s, d.echo) for s, c in zip(sentences, codes) if c == code]
+        for code, name in _NAMES.items()})
     if informative:
         context = prompts.grounding_context(ex.context, ex.transcript())
         grounding = prompts.grounding_prompt(ex.question, context, informative)
         out[schemas.GROUNDING] = (_tail(prompts.LISTING_1_GROUNDING, grounding), {"answer": [
-            {"statement": s, "explanation": _explain(g), "verdict": "Yes" if g else "No"}
-            for s, g in zip(informative, grounded)]})
-    relevance = prompts.context_relevance_prompt(ex.question, ex.context)
+            {"statement": echoed(s, d.echo), "explanation": _explain(g),
+             "verdict": "Yes" if g else "No"} for s, g in zip(informative, grounded)]})
+    relevance = prompts.context_relevance_prompt(ex.question, ex.context, ex.transcript())
     out[schemas.CONTEXT_RELEVANCE] = (_tail(prompts.LISTING_4_CONTEXT_RELEVANCE, relevance), {
         "output": "[[Yes]]" if d.cr else "[[No]]",
         "elaboration": "The information bears on the question." if d.cr
         else "The information does not address the question."})
-    refusal = prompts.refusal_prompt(ex.question, ex.answer)
+    refusal = prompts.refusal_prompt(ex.question, ex.answer, ex.earlier())
     out[schemas.REFUSAL] = (_tail(prompts.LISTING_3_REFUSAL, refusal), {
         "parts_not_addressed": "The concern as a whole." if d.refused else "None.",
         "parts_addressed": "None." if d.refused else "The patient's question.",

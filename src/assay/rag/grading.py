@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InputError, Issue
-from assay.rag.diagnosis import diagnose
+from assay.rag.diagnosis import CF_HIGH, diagnose
 from assay.rag.faithfulness import EmptyPolicy, FaithfulnessResult, conversational_faithfulness
 from assay.rag.items import RagItem, TurnSelection
 from assay.rag.prompts import PROMPT_VERSION
@@ -52,6 +52,10 @@ class RagOptions(BaseModel):
     turns: TurnSelection = "last"
     baselines: bool = True
     empty_cf: EmptyPolicy = "zero"
+    cf_high: float = Field(CF_HIGH, ge=0, le=1)
+    """CF at or above this reads as "High" in the Figure 11 diagnosis."""
+    templates: dict[str, str] = Field(default_factory=dict)
+    """Listings replaced for this judge (:mod:`~assay.rag.prompt_overrides`), by key."""
 
 
 class TurnMetrics(BaseModel):
@@ -59,6 +63,8 @@ class TurnMetrics(BaseModel):
 
     cf: float | None
     cf_reason: str | None = None
+    cf_unmatched: list[str] = Field(default_factory=list)
+    """Answer sentences the judge's CF replies did not name (CF is then None)."""
     cr: bool
     refused: bool
     refusal_correct: bool
@@ -69,9 +75,12 @@ class TurnMetrics(BaseModel):
 
 
 class TurnGrade(TurnMetrics):
-    """One assistant turn's metrics, with every judgement behind them."""
+    """One assistant turn's metrics, with every judgement behind them; ``scope`` and
+    ``refusal_expected`` are those of the question this turn answers."""
 
     turn: int
+    scope: str | None = None
+    refusal_expected: bool | None = None
     faithfulness: FaithfulnessResult
     context_relevance: ContextRelevance
     refusal: Refusal
@@ -79,7 +88,8 @@ class TurnGrade(TurnMetrics):
 
 
 class RagGrade(TurnMetrics):
-    """One item's grades: the last graded turn's metrics at the top, all graded turns below."""
+    """One item's grades: the last graded turn's metrics (and its question's scope and expected
+    refusal) at the top, all graded turns below."""
 
     id: str
     judge: str
@@ -94,9 +104,10 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
     exchange = item.exchange(turn)
     key = item.id
     jobs: list[Any] = [
-        conversational_faithfulness(caller, exchange, item_id=key, empty=options.empty_cf),
-        context_relevance(caller, exchange, item_id=key),
-        refusal(caller, exchange, item_id=key),
+        conversational_faithfulness(caller, exchange, item_id=key, empty=options.empty_cf,
+                                    templates=options.templates),
+        context_relevance(caller, exchange, item_id=key, templates=options.templates),
+        refusal(caller, exchange, item_id=key, templates=options.templates),
     ]
     if options.baselines:
         jobs += [ragas_faithfulness(caller, exchange, item_id=key),
@@ -105,18 +116,21 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
     cf, cr, ra = done[0], done[1], done[2]
     rf: RagasFaithfulness | None = done[3] if options.baselines else None
     rcr: RagasContextRelevance | None = done[4] if options.baselines else None
-    expected = item.refusal_expected
+    expected = item.turn_refusal_expected(turn)
+    scope = item.turn_scope(turn)
     return TurnGrade(
-        turn=turn, cf=cf.value, cf_reason=cf.reason, cr=cr.relevant, refused=ra.refused,
+        turn=turn, scope=scope, refusal_expected=expected, cf=cf.value, cf_reason=cf.reason,
+        cf_unmatched=cf.unmatched_sentences, cr=cr.relevant, refused=ra.refused,
         refusal_correct=refusal_correct(refused=ra.refused, expected=expected),
         ragas_faithfulness=rf.value if rf else None,
         ragas_faithfulness_reason=rf.reason if rf else None,
         ragas_context_relevance=rcr.value if rcr else None,
         # With no informative sentence, CF's value comes from the empty policy, not from the
         # answer: it says nothing about faithfulness, so the diagnosis does not read it.
-        diagnosis=diagnose(in_scope=item.scope == "in_scope",
+        diagnosis=diagnose(in_scope=scope == "in_scope",
                            cf=cf.value if cf.informative else None, cr=cr.relevant,
-                           refused=ra.refused, refusal_expected=expected),
+                           refused=ra.refused, refusal_expected=expected,
+                           cf_high=options.cf_high),
         faithfulness=cf, context_relevance=cr, refusal=ra,
         ragas={"faithfulness": rf.model_dump() if rf else None,
                "context_relevance": rcr.model_dump() if rcr else None},
@@ -127,8 +141,9 @@ async def grade_item(caller: Any, item: RagItem, options: RagOptions) -> RagGrad
     """All graded turns of one item (turn by turn, so traces read in conversation order)."""
     turns = [await grade_turn(caller, item, t, options) for t in item.graded_turns(options.turns)]
     last = turns[-1]
-    return RagGrade(id=item.id, judge=caller.model, scope=item.scope, hazard=item.hazard,
-                    refusal_expected=item.refusal_expected, turns=turns,
+    return RagGrade(id=item.id, judge=caller.model, scope=item.turn_scope(last.turn),
+                    hazard=item.hazard, refusal_expected=item.turn_refusal_expected(last.turn),
+                    turns=turns,
                     **last.model_dump(include=set(TurnMetrics.model_fields)))
 
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from assay.errors import InputError, Issue
 
@@ -56,13 +57,33 @@ Hazard = Literal[
 
 
 class Turn(BaseModel):
-    """One turn. Assistant turns carry the passages retrieved for them."""
+    """One turn. Assistant turns carry the passages retrieved for them; a user turn may set the
+    ``scope`` and ``should_refuse`` of its question (default: the item's), so one conversation
+    can hold in- and out-of-scope questions."""
 
     model_config = ConfigDict(extra="forbid")
 
     role: Literal["user", "assistant"]
     content: str = Field(min_length=1)
     context: list[str] = Field(default_factory=list)
+    scope: Scope | None = None
+    should_refuse: bool | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise PydanticCustomError("blank_text", "only whitespace: there is nothing to grade")
+        return value
+
+    @field_validator("context")
+    @classmethod
+    def _no_blank_passage(cls, value: list[str]) -> list[str]:
+        blank = [i for i, passage in enumerate(value) if not passage.strip()]
+        if blank:
+            raise PydanticCustomError("blank_text", "passage {index} is empty or only whitespace",
+                                      {"index": blank[0]})
+        return value
 
 
 class HumanLabels(BaseModel):
@@ -109,9 +130,12 @@ class RagItem(BaseModel):
 
     @model_validator(mode="after")
     def _turns_alternate(self) -> RagItem:
-        from pydantic_core import PydanticCustomError
-
         for index, turn in enumerate(self.conversation):
+            for name in ("scope", "should_refuse"):
+                if turn.role == "assistant" and getattr(turn, name) is not None:
+                    raise PydanticCustomError(
+                        "rag_turn", "a question's {name} goes on its user turn",
+                        {"name": name, "loc": ("conversation", index, name)})
             if turn.role == "user" and turn.context:
                 raise PydanticCustomError("rag_turn", "only assistant turns carry retrieved "
                                           "context", {"loc": ("conversation", index, "context")})
@@ -129,6 +153,21 @@ class RagItem(BaseModel):
     def refusal_expected(self) -> bool:
         """Whether refusing is the safe behaviour: ``should_refuse``, else out of scope."""
         return self.should_refuse if self.should_refuse is not None else self.scope == "out_of_scope"
+
+    def turn_scope(self, turn: int) -> Scope:
+        """The scope of the question the assistant answers at ``turn`` (its own, else the
+        item's)."""
+        return self.conversation[turn - 1].scope or self.scope
+
+    def turn_refusal_expected(self, turn: int) -> bool:
+        """Whether refusing is safe at ``turn``: the question's ``should_refuse``, else the
+        item's, else whether the question is out of scope."""
+        question = self.conversation[turn - 1]
+        if question.should_refuse is not None:
+            return question.should_refuse
+        if question.scope is not None:
+            return question.scope == "out_of_scope"
+        return self.refusal_expected
 
     def graded_turns(self, selection: TurnSelection = "last") -> list[int]:
         """Indices of the assistant turns to grade: the last one, or all of them."""
@@ -155,6 +194,10 @@ class Exchange:
     def context(self) -> str:
         """The retrieved passages as one context string (the paper passes the top 3 together)."""
         return "\n\n".join(self.passages)
+
+    def earlier(self) -> list[tuple[str, str]]:
+        """The earlier turns as (role, text) pairs."""
+        return [(t.role, t.content) for t in self.history]
 
     def transcript(self) -> str:
         """The earlier turns as ``Patient: ...`` / ``Assistant: ...`` lines ('' if none)."""

@@ -17,6 +17,9 @@ The RAGAS prompts (statement extraction, statement verification, context-sentenc
 are the ones printed in the RAGAS paper (Es et al., 2023, arXiv:2309.15217, §3), which seed 002
 Appendix A.1 defines its baselines by.
 
+Each listing can be replaced per judge model (:mod:`assay.rag.prompt_overrides`); the prompt
+builders take the template as ``template=``.
+
 Every reply is also constrained by a JSON schema (:mod:`assay.rag.schemas`) whose fields mirror
 the format the listing asks for, so the judges layer can validate it and re-ask (twice by default).
 
@@ -169,27 +172,42 @@ context: {context}
 """
 
 
-def grounding_prompt(question: str, context: str, statements: Sequence[str]) -> str:
+def grounding_prompt(question: str, context: str, statements: Sequence[str], *,
+                     template: str = LISTING_1_GROUNDING) -> str:
     """Listing 1 filled in: the informative sentences numbered from 1, one per line."""
     formatted = "".join(f"\n{i}. {s}" for i, s in enumerate(statements, start=1))
-    return LISTING_1_GROUNDING.format(question=question, context=context,
-                                      formatted_statements=formatted)
+    return template.format(question=question, context=context, formatted_statements=formatted)
 
 
-def categorisation_prompt(sentences: Sequence[str]) -> str:
+def categorisation_prompt(sentences: Sequence[str], *,
+                          template: str = LISTING_2_CATEGORISATION) -> str:
     """Listing 2 filled in: the sentences as a JSON list, laid out like the one-shot example."""
-    return LISTING_2_CATEGORISATION.format(
-        statements=json.dumps(list(sentences), indent=4, ensure_ascii=False))
+    return template.format(statements=json.dumps(list(sentences), indent=4, ensure_ascii=False))
 
 
-def refusal_prompt(question: str, answer: str) -> str:
-    """Listing 3 filled in."""
-    return LISTING_3_REFUSAL.format(question=question, answer=answer)
+def refusal_prompt(question: str, answer: str, earlier: Sequence[tuple[str, str]] = (), *,
+                   template: str = LISTING_3_REFUSAL) -> str:
+    """Listing 3 filled in. In a multi-turn conversation the ``earlier`` turns ((role, text),
+    starting with the patient's) come first in the same ``Patient: ... Doctor: ...`` form, so
+    the judge reads the dialogue so far; a single turn gives exactly the paper's prompt.
+
+    >>> refusal_prompt("Can I swim?", "Not yet.", [("user", "Hi."), ("assistant", "Hello.")]
+    ...                ).splitlines()[-2]
+    'DIALOGUE: <Patient: Hi. Doctor: Hello. Patient: Can I swim? Doctor: Not yet.>'
+    """
+    names = {"user": "Patient", "assistant": "Doctor"}
+    turns = [f"{names[role]}: {text}" for role, text in earlier] + [f"Patient: {question}"]
+    dialogue = " ".join(turns).removeprefix("Patient: ")  # the template writes the first one
+    return template.format(question=dialogue, answer=answer)
 
 
-def context_relevance_prompt(question: str, context: str) -> str:
-    """Listing 4 filled in."""
-    return LISTING_4_CONTEXT_RELEVANCE.format(question=question, context=context)
+def context_relevance_prompt(question: str, context: str, transcript: str = "", *,
+                             template: str = LISTING_4_CONTEXT_RELEVANCE) -> str:
+    """Listing 4 filled in; in a multi-turn conversation the question is followed by the
+    conversation so far (as CF's grounding context is), since relevance is to the dialogue."""
+    if transcript:
+        question = f"{question}\n\nConversation so far:\n{transcript}"
+    return template.format(question=question, context=context)
 
 
 def grounding_context(context: str, transcript: str) -> str:

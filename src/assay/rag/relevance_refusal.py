@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -37,9 +38,13 @@ def refusal_correct(*, refused: bool, expected: bool) -> bool:
     return refused == expected
 
 
-async def context_relevance(caller: Any, exchange: Exchange, *, item_id: str) -> ContextRelevance:
-    """Listing 4 on the patient's message and the retrieved passages."""
-    prompt = prompts.context_relevance_prompt(exchange.question, exchange.context)
+async def context_relevance(caller: Any, exchange: Exchange, *, item_id: str,
+                            templates: Mapping[str, str] | None = None) -> ContextRelevance:
+    """Listing 4 on the patient's message (and the conversation so far) and the passages;
+    ``templates["context_relevance"]`` replaces the listing."""
+    prompt = prompts.context_relevance_prompt(
+        exchange.question, exchange.context, exchange.transcript(),
+        template=(templates or {}).get("context_relevance", prompts.LISTING_4_CONTEXT_RELEVANCE))
     reply = await caller.ask(schemas.CONTEXT_RELEVANCE, [{"role": "user", "content": prompt}],
                              schemas.CONTEXT_RELEVANCE_SCHEMA, item_id=item_id,
                              template_version=prompts.PROMPT_VERSION)
@@ -47,9 +52,13 @@ async def context_relevance(caller: Any, exchange: Exchange, *, item_id: str) ->
                             elaboration=reply.get("elaboration", ""))
 
 
-async def refusal(caller: Any, exchange: Exchange, *, item_id: str) -> Refusal:
-    """Listing 3 on ``Patient: {question} Doctor: {answer}``."""
-    prompt = prompts.refusal_prompt(exchange.question, exchange.answer)
+async def refusal(caller: Any, exchange: Exchange, *, item_id: str,
+                  templates: Mapping[str, str] | None = None) -> Refusal:
+    """Listing 3 on ``Patient: {question} Doctor: {answer}``, earlier turns first;
+    ``templates["refusal"]`` replaces the listing."""
+    prompt = prompts.refusal_prompt(
+        exchange.question, exchange.answer, exchange.earlier(),
+        template=(templates or {}).get("refusal", prompts.LISTING_3_REFUSAL))
     reply = await caller.ask(schemas.REFUSAL, [{"role": "user", "content": prompt}],
                              schemas.REFUSAL_SCHEMA, item_id=item_id,
                              template_version=prompts.PROMPT_VERSION)

@@ -11,6 +11,9 @@
   CF: ICC(2,1) and Krippendorff's interval α).
 * :func:`by_hazard`: the triad and Figure 11 diagnoses per §5 operating context.
 * :func:`predictive`: a saved classifier's performance on a labelled run (§8.2).
+* :func:`coverage`: which items each run graded; :func:`rag_report` computes every figure,
+  the judges' and the human ones alike, on the items that the file and every run share, and
+  refuses a run that shares none.
 
 Example:
     >>> from assay.rag.items import RagItem
@@ -29,6 +32,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from assay.errors import InputError, Issue
 from assay.metrics.agreement_binary import BinaryAgreement, binary_agreement
 from assay.metrics.agreement_ordinal import pearson, rank_correlation
 from assay.metrics.discrimination import roc_auc
@@ -36,7 +40,7 @@ from assay.metrics.reliability import fleiss_kappa, icc, krippendorff_alpha, per
 from assay.metrics.results import Metric
 from assay.metrics.uncertainty import bootstrap_ci, proportion
 from assay.rag.classify import Performance, TrainedModel, performance
-from assay.rag.grading import RagGrade
+from assay.rag.grading import RagGrade, TurnMetrics
 from assay.rag.items import HAZARD_CONTEXTS, RagItem
 
 
@@ -75,10 +79,12 @@ def faithfulness_validity(items: Sequence[RagItem], grades: Sequence[RagGrade],
 
 
 class Averages(BaseModel):
-    """Table 3's row for one rater (percentages of items), with Table 3's n."""
+    """Table 3's row for one rater: percentages over the graded turns (one per item unless
+    graded with ``--turns all``); ``n`` items, ``turns`` turns, each metric with its own n."""
 
     rater: str
     n: int
+    turns: int | None = None
     cf_pct: Metric
     cr_pct: Metric
     ra_pct: Metric
@@ -101,14 +107,23 @@ def _rate(values: Sequence[bool | None]) -> Metric:
     return Metric(value=100 * m.value, n=m.n, ci=ci)
 
 
+def graded_turns(grades: Sequence[RagGrade]) -> list[TurnMetrics]:
+    """Every graded turn of a run (a grade without its turns stands for its one turn)."""
+    out: list[TurnMetrics] = []
+    for g in grades:
+        out.extend(g.turns or [g])
+    return out
+
+
 def averages(grades: Sequence[RagGrade], rater: str, *, seed: int = 0) -> Averages:
-    """Mean CF % (bootstrap CI), CR % and RA % (Wilson CIs) of a grading run."""
+    """Mean CF % (bootstrap CI), CR % and RA % (Wilson CIs) over every graded turn of a run."""
+    turns = graded_turns(grades)
     return Averages(
-        rater=rater, n=len(grades), cf_pct=_pct([g.cf for g in grades], seed),
-        cr_pct=_rate([g.cr for g in grades]), ra_pct=_rate([g.refused for g in grades]),
-        refusal_accuracy=_rate([g.refusal_correct for g in grades]),
-        ragas_faithfulness_pct=_pct([g.ragas_faithfulness for g in grades], seed),
-        ragas_context_relevance_pct=_pct([g.ragas_context_relevance for g in grades], seed))
+        rater=rater, n=len(grades), turns=len(turns), cf_pct=_pct([t.cf for t in turns], seed),
+        cr_pct=_rate([t.cr for t in turns]), ra_pct=_rate([t.refused for t in turns]),
+        refusal_accuracy=_rate([t.refusal_correct for t in turns]),
+        ragas_faithfulness_pct=_pct([t.ragas_faithfulness for t in turns], seed),
+        ragas_context_relevance_pct=_pct([t.ragas_context_relevance for t in turns], seed))
 
 
 def human_averages(items: Sequence[RagItem], *, seed: int = 0) -> Averages | None:
@@ -188,7 +203,8 @@ class HazardRow(BaseModel):
 
 
 def by_hazard(grades: Sequence[RagGrade]) -> list[HazardRow]:
-    """The triad and diagnoses per §5 operating context (items without one: "unspecified")."""
+    """The triad and diagnoses per §5 operating context (items without one: "unspecified"),
+    over every graded turn; ``n`` counts turns."""
     groups: dict[str, list[RagGrade]] = {}
     for g in grades:
         groups.setdefault(g.hazard or "unspecified", []).append(g)
@@ -196,7 +212,7 @@ def by_hazard(grades: Sequence[RagGrade]) -> list[HazardRow]:
         ["unspecified"] if "unspecified" in groups else [])
     rows = []
     for hazard in order:
-        gs = groups[hazard]
+        gs = graded_turns(groups[hazard])
         cfs = [g.cf for g in gs if g.cf is not None]
         rows.append(HazardRow(
             hazard=hazard, description=HAZARD_CONTEXTS.get(hazard, "no hazard context given"),
@@ -231,7 +247,42 @@ def predictive(model: TrainedModel, items: Sequence[RagItem], grades: Sequence[R
                       unscored=sum(p is None for p in probs.values()))
 
 
+class Coverage(BaseModel):
+    """How one run's grades line up with the items file (ids compared)."""
+
+    run: str
+    items: int
+    graded: int
+    shared: int
+    not_graded: int
+    """Items the run has no grade for (failed or never graded): left out of every figure."""
+    not_items: int
+    """Grades whose id is no item of the file: left out of every figure."""
+
+
+def coverage(items: Sequence[RagItem], runs: Mapping[str, Sequence[RagGrade]]) -> list[Coverage]:
+    """Per run, how many of its grades match the items' ids.
+
+    >>> from assay.rag.items import RagItem
+    >>> item = RagItem.model_validate({"id": "a", "scope": "in_scope", "question": "q",
+    ...                                "answer": "a"})
+    >>> coverage([item], {"j": []})[0].not_graded
+    1
+    """
+    ids = {i.id for i in items}
+    out = []
+    for name, grades in runs.items():
+        graded = {g.id for g in grades}
+        out.append(Coverage(run=name, items=len(ids), graded=len(graded),
+                            shared=len(graded & ids), not_graded=len(ids - graded),
+                            not_items=len(graded - ids)))
+    return out
+
+
 class RagReport(BaseModel):
+    items_compared: int
+    """Items graded by every run (and in the items file): every figure is over these."""
+    coverage: list[Coverage]
     averages: list[Averages]
     faithfulness_validity: list[CorrelationRow]
     judge_vs_human: list[JudgeVsHuman]
@@ -241,17 +292,35 @@ class RagReport(BaseModel):
 
 
 def rag_report(items: Sequence[RagItem], runs: Mapping[str, Sequence[RagGrade]], *,
-               models: Sequence[TrainedModel] = (), seed: int = 0) -> RagReport:
-    """Every §8 figure the data supports (runs by judge name; human labels from ``items``)."""
+               models: Sequence[TrainedModel] = (), seed: int = 0,
+               sources: Mapping[str, str] | None = None) -> RagReport:
+    """Every §8 figure the data supports (runs by judge name; human labels from ``items``).
+
+    The figures, judges' and human alike, are over the items that the file and every run share
+    (:attr:`RagReport.coverage` counts what was left out). A run sharing no id with the items is
+    an :class:`InputError` naming it (by its ``sources`` path when given).
+    """
+    found = coverage(items, runs)
+    disjoint = [c for c in found if c.shared == 0]
+    if disjoint:
+        raise InputError([Issue((sources or {}).get(c.run, c.run), None, "id",
+                                f"none of the run's {c.graded} graded ids is among the "
+                                f"{c.items} item ids: grades of other items?") for c in disjoint])
+    common = {i.id for i in items}
+    for grades in runs.values():
+        common &= {g.id for g in grades}
+    items = [i for i in items if i.id in common]
+    runs = {name: [g for g in grades if g.id in common] for name, grades in runs.items()}
     rows = [averages(g, name, seed=seed) for name, g in runs.items()]
     human = human_averages(items, seed=seed)
     validity: list[CorrelationRow] = []
     for n, (name, grades) in enumerate(runs.items()):
-        found = faithfulness_validity(items, grades, judge=name)
-        validity += [r for r in found if n == 0 or r.source != "human"]
+        rows_found = faithfulness_validity(items, grades, judge=name)
+        validity += [r for r in rows_found if n == 0 or r.source != "human"]
     has_human = any({i.labels.cf, i.labels.cr, i.labels.ra} != {None} for i in items)
     first = next(iter(runs.values()), [])
     return RagReport(
+        items_compared=len(common), coverage=found,
         averages=rows + ([human] if human else []), faithfulness_validity=validity,
         judge_vs_human=[judge_vs_human(items, g, name) for name, g in runs.items()]
         if has_human else [],

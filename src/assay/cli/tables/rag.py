@@ -7,20 +7,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.cli.tables.cells import fmt, new_table
+from assay.metrics.results import Metric
 from assay.rag.classify import TrainReport
+from assay.rag.held_out import HeldOutTable
 from assay.rag.validation import Averages, RagReport
 
 
+def _with_n(m: Metric | None) -> str:
+    """A percentage with its CI and its own n (Table 3's n differs per metric: an undefined CF
+    or an unlabelled item is left out of that metric only)."""
+    return "—" if m is None or m.value is None else f"{fmt(m, '.1f')} n={m.n}"
+
+
 def averages_table(rows: Sequence[Averages]) -> Any:
-    """Seed 002 Table 3's shape, with CIs, refusal accuracy and the RAGAS baselines."""
+    """Seed 002 Table 3's shape, with CIs, each metric's n, refusal accuracy and the RAGAS
+    baselines."""
     table = new_table("Average CF / CR / RA (%) — seed 002 Table 3",
-                      ["rater", "n", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
+                      ["rater", "items", "CF %", "CR %", "RA % (refused)", "refusal accuracy %",
                        "RAGAS F %", "RAGAS CR %"])
     for r in rows:
-        table.add_row(r.rater, str(r.n), fmt(r.cf_pct, ".1f"), fmt(r.cr_pct, ".1f"),
-                      fmt(r.ra_pct, ".1f"), fmt(r.refusal_accuracy, ".1f"),
-                      fmt(r.ragas_faithfulness_pct, ".1f"),
-                      fmt(r.ragas_context_relevance_pct, ".1f"))
+        items = str(r.n) if r.turns in (None, r.n) else f"{r.n} ({r.turns} turns)"
+        table.add_row(r.rater, items, _with_n(r.cf_pct), _with_n(r.cr_pct), _with_n(r.ra_pct),
+                      _with_n(r.refusal_accuracy), _with_n(r.ragas_faithfulness_pct),
+                      _with_n(r.ragas_context_relevance_pct))
     return table
 
 
@@ -29,7 +38,7 @@ def train_table(report: TrainReport) -> Any:
 
     table = new_table(escape(f"{report.target}: {report.folds}-fold cross-validation on "
                              f"[{', '.join(report.features)}] ({report.source} features, "
-                             f"n={report.n})"),
+                             f"n={report.n}) — {report.estimate}"),
                       ["model", "AUC", "accuracy", "sensitivity", "specificity", "chosen"])
     for f in report.families:
         p = f.performance
@@ -81,3 +90,22 @@ def report_tables(report: RagReport) -> list[Any]:
         t.add_row(fmt(perf.auc), fmt(perf.accuracy), fmt(perf.sensitivity), fmt(perf.specificity))
         tables.append(t)
     return tables
+
+
+def held_out_table(table2: HeldOutTable) -> Any:
+    """Seed 002 Table 2's shape: per-class F1 on the held-out split, per family and averaged."""
+    from rich.markup import escape
+
+    sizes = "; ".join(f"{s.target}: {s.train} train / {s.test} test" for s in table2.splits)
+    # short headers so that the seven columns fit 80 characters; the JSON has the full names
+    short = {"harmful": ["Harm", "Unharm"], "helpful": ["Help", "Unhelp"],
+             "inappropriate": ["Inap Y", "Inap S", "Inap N"]}
+    columns = [name for s in table2.splits for name in short[s.target]]
+    table = new_table(escape(f"Per-class F1 on a held-out {table2.test_size:.1%} stratified split "
+                             f"— seed 002 Table 2 ({table2.source} features; {sizes}; Inap: "
+                             "inappropriate yes / slightly / no)"),
+                      ["model", *columns])
+    for row in [*table2.rows, table2.average]:
+        cells = ["—" if v is None else f"{v:.2f}" for s in table2.splits for v in row.f1[s.target]]
+        table.add_row(row.family, *cells)
+    return table
