@@ -138,6 +138,10 @@ EXAMPLES: tuple[Example, ...] = (
     Example("rag train", "python examples/rag/make_synthetic.py --n 160 --seed 7 --out syn && "
             "assay rag train syn/train.jsonl --features human --models random_forest --no-grid "
             "--out rag-model"),
+    Example("rag table2", "assay rag table2 syn/train.jsonl --features human --targets harmful,helpful"),
+    Example("rag merge-labels",
+            "assay rag merge-labels examples/rag/raw-annotations.jsonl "
+            "--rules examples/rag/merge-rules.toml -o merged.jsonl"),
     Example("rag score", "assay rag score runs/rag --model rag-model --out predictions.jsonl"),
     Example("rag report", "assay rag report examples/rag/items.jsonl --grades runs/rag"),
 )
