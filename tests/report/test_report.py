@@ -127,3 +127,33 @@ async def test_items_carry_a_prompt_preview_their_theme_and_criterion_texts(two_
     item = data["items"][1]
     assert (item["preview"], item["themes"]) == ("Bee sting 1?", ["emergency"])
     assert all(c["text"] for c in item["criteria"]) and item["judges_disagree"] == 1
+
+
+async def test_the_criteria_most_often_failed_count_abstentions_and_errors_apart(two_judge_run, tmp_path):
+    from assay.report.html import criterion_outcomes
+
+    outcomes = {o.id: o for o in criterion_outcomes(load_run(two_judge_run).items)}
+    assert (outcomes["tweezers"].failed, outcomes["tweezers"].graded) == (0, 4)  # CLEAR: no harm
+    html = write_report([two_judge_run], tmp_path / "r.html").read_text()
+    assert "Criteria most often failed" in html
+
+
+async def test_the_header_gives_the_config_and_runs_read_across_by_axis_and_theme(
+        two_judge_run, one_judge_run, tmp_path):
+    html = write_report([one_judge_run, two_judge_run], tmp_path / "r.html").read_text()
+    across = html.split('class="groups-across"')[1].split("</table>")[0]
+    assert "axis: accuracy" in across and "theme: emergency" in across
+    assert across.count("<td>") >= 3 * 2  # a name and one cell per run, on every row
+    config = html.split('id="config-1"')[1].split("</p>")[0]
+    assert "judges:" in config and "judge0" in config and "formula" in config
+
+
+async def test_the_ensemble_verdict_is_compared_with_human_labels(two_judge_run, tmp_path):
+    with RunLabels.open(two_judge_run) as labels:
+        for i in range(4):
+            labels.put(f"q{i}", "tweezers", "dr_a", verdict="UNMET")
+    run = load_run(two_judge_run)
+    assert run.ensemble is not None
+    (report,) = run.ensemble.reports
+    assert report.judge.startswith("ensemble") and report.pooled.accuracy.value == 1.0
+    assert 'class="ensemble"' in write_report([two_judge_run], tmp_path / "r.html").read_text()

@@ -96,6 +96,8 @@ class RunReport:
     agreement: AgreementSummary | None
     status: RunStatus | None = None
     """Whether the run is complete, and why not (:func:`assay.runs.status.run_status`)."""
+    ensemble: AgreementSummary | None = None
+    """The aggregated verdicts' agreement with the human labels (several judges and labels)."""
 
 
 def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport:
@@ -143,8 +145,13 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
 
         check_labels_match(human, verdicts, labels)
     agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
+    ensemble = None
+    if human and len(judges) > 1:
+        name = f"ensemble ({scoring.aggregation})"
+        ensemble = _agreement([f.model_copy(update={"judge": name}) for f in final_verdicts],
+                              human, rubrics, scoring)
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
-                     verdicts, final_verdicts, rubrics, human, agreement, status)
+                     verdicts, final_verdicts, rubrics, human, agreement, status, ensemble)
 
 
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:

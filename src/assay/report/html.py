@@ -13,6 +13,7 @@ Example (see tests/report)::
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any
 
 from assay.metrics.compare import ComparisonReport
 from assay.report import payload, plots
-from assay.report.data import RunReport, compare_runs, load_run
+from assay.report.data import ItemRow, RunReport, compare_runs, load_run
 
 _TEMPLATES = Path(__file__).parent / "templates"
 
@@ -47,6 +48,7 @@ def build_report(runs: Sequence[RunReport], *, max_items: int = 5000, seed: int 
     return template.render(
         runs=[_run_view(run, max_items) for run in runs],
         comparisons=comparisons,
+        groups=_groups_side_by_side(runs) if len(runs) > 1 else [],
         forest=_forest(comparisons),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     )
@@ -80,7 +82,92 @@ def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
         "truncated": len(run.items) - len(shown),
         "n_disagreements": sum(c.judges_disagree or c.human_disagrees
                                for item in shown for c in item.criteria),
+        "criteria": criterion_outcomes(run.items)[:MOST_FAILED],
+        "config": _config(run.manifest),
     }
+
+
+MOST_FAILED = 25
+
+
+@dataclass
+class CriterionOutcomes:
+    """How one criterion fared across a run's items (grouped by id and text)."""
+
+    id: str
+    text: str
+    points: float
+    graded: int = 0
+    failed: int = 0
+    """Missed (a positive criterion unmet) or harmful (a penalty met)."""
+    abstained: int = 0
+    errors: int = 0
+    """No verdict: every call for it failed."""
+
+    @property
+    def failure_rate(self) -> float | None:
+        return self.failed / self.graded if self.graded else None
+
+
+def criterion_outcomes(items: Sequence[ItemRow]) -> list[CriterionOutcomes]:
+    """Every criterion's failures, abstentions and errors, the most often failed first.
+
+    >>> from assay.report.data import CriterionRow, ItemRow
+    >>> rows = lambda final: [CriterionRow("c", "Says C.", 2.0, None, final)]
+    >>> items = [ItemRow(i, f"q{i}", [], "", None, [], rows(f)) for i, f in
+    ...          enumerate(["UNMET", "MET", "CANNOT_ASSESS", None])]
+    >>> (o := criterion_outcomes(items)[0]).failed, o.graded, o.abstained, o.errors
+    (1, 2, 1, 1)
+    """
+    from assay.report.payload import meaning
+
+    by_key: dict[tuple[str, str], CriterionOutcomes] = {}
+    for item in items:
+        for row in item.criteria:
+            outcome = by_key.setdefault((row.id, row.text),
+                                        CriterionOutcomes(row.id, row.text, row.weight))
+            what = meaning(row.final, row.weight)
+            if what == "failed":
+                outcome.errors += 1
+            elif what == "abstained":
+                outcome.abstained += 1
+            else:
+                outcome.graded += 1
+                outcome.failed += what in ("missed", "harmful")
+    return sorted(by_key.values(), key=lambda o: (-o.failed, -(o.failure_rate or 0.0), o.id))
+
+
+def _config(manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """The settings a reader needs to trust the figures, from the run's manifest: the judges,
+    the scoring settings and the grading mode and templates."""
+    config = manifest.get("config") or {}
+    shown = []
+    judges = [j.get("spec", j.get("id")) for j in config.get("judges") or [] if isinstance(j, dict)]
+    if judges:
+        shown.append(("judges", ", ".join(str(j) for j in judges)))
+    for section, keys in (("scoring", None), ("grading", ("mode", "templates", "shuffle"))):
+        values = config.get(section) or {}
+        for key, value in values.items() if isinstance(values, dict) else ():
+            if (keys is None or key in keys) and value not in (None, "", [], {}):
+                shown.append((key, value if isinstance(value, str) else json.dumps(value)))
+    return shown
+
+
+def _groups_side_by_side(runs: Sequence[RunReport]) -> list[dict[str, Any]]:
+    """Each axis and theme with every run's mean and CI, for reading runs across."""
+    rows = []
+    for kind in ("axis", "theme"):
+        names: list[str] = []
+        for run in runs:
+            groups = run.scores.by_axis if kind == "axis" else run.scores.by_theme
+            names += [n for n in groups if n not in names]
+        for name in names:
+            cells = []
+            for run in runs:
+                groups = run.scores.by_axis if kind == "axis" else run.scores.by_theme
+                cells.append(groups.get(name))
+            rows.append({"kind": kind, "name": name, "cells": cells})
+    return rows
 
 
 def _confusions(run: RunReport) -> list[tuple[str, str]]:
