@@ -21,7 +21,9 @@ def grade(
     weights: list[float] = typer.Option([], "--weight", help="Ensemble weight per --judge, in order."),
     mode: str = typer.Option("per-criterion", "--mode", help="per-criterion | per-item."),
     template: list[str] = typer.Option(
-        [], "--template", help="healthbench, a template FILE, or SLOT=FILE "
+        [], "--template", help="healthbench, auditor, auditor:ROLE (RubricsTree's evaluator "
+        "roles: senior-medical-auditor, medical-informaticist, medical-bioethicist, "
+        "patient-wellness-advocate, alignment-coach), a template FILE, or SLOT=FILE "
         "(slots: binary, multi_choice, per_item)."),
     aggregation: str = typer.Option(
         "majority", "--aggregate", help="Ensemble aggregation: majority|weighted|unanimous|any, "

@@ -287,8 +287,10 @@ def templates_for(template: str | Mapping[str, str] | Sequence[str] | None, heal
         return templates or templates_for(None, healthbench, mode)
     if template == "healthbench":
         return {"all": "healthbench"}
-    if template == "auditor":  # RubricsTree's auditor: one binary criterion per call
-        return {"binary": "auditor"}
+    if template == "auditor" or template.startswith("auditor:"):
+        # RubricsTree's auditor (auditor:ROLE: one of its evaluator roles): one binary
+        # criterion per call
+        return {"binary": template}
     from assay.grading.templates import load_template
 
     path = str(Path(template).resolve())
