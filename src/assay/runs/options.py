@@ -253,9 +253,14 @@ def _message(error: Any, cause: Any, name: str | None) -> str:
 def load_rubric(rubric: str | Path | Rubric | Mapping[str, Any] | None
                 ) -> tuple[Rubric | None, str | None]:
     """A run-wide rubric and the file it came from: a file is read (its problems are an
-    InputError naming file, line and field), a dict validated, a Rubric kept."""
+    InputError naming file, line and field), a dict validated, a Rubric kept; ``single-axis``
+    and ``multi-axes`` are Health-SCORE's baseline rubrics (:mod:`assay.bank.baselines`)."""
     if rubric is None or isinstance(rubric, Rubric):
         return rubric, None
+    from assay.bank.baselines import BASELINE_BANKS, baseline_rubric
+
+    if str(rubric) in BASELINE_BANKS:  # a rubric file always has an extension
+        return baseline_rubric(str(rubric)), str(rubric)
     if isinstance(rubric, (str, Path)):
         from assay.io import read_rubric
 
