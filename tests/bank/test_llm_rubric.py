@@ -4,6 +4,7 @@ the reward's criteria (assay serve / build_scorer) and as the items' rubrics (as
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -23,6 +24,9 @@ RUBRIC = {"rubrics": [
 POLICY = PerCriterionPolicy({"Suggests discussing treatment with a doctor.": "UNMET",
                              "Tells the user to start a statin on their own.": "UNMET"},
                             default="MET")
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def generations(server):
@@ -79,3 +83,17 @@ def test_assay_eval_grades_answers_against_the_rubrics_assay_bank_wrote(tmp_path
     assert [c["id"] for c in item["rubric"]["criteria"]] == ["llm-01", "llm-02", "llm-03"]
     assert (result.status, result.stage) == ("complete", "done")
     assert graded == {"llm-01", "llm-02", "llm-03"} and n_generations == 1
+
+
+def test_the_shipped_replies_give_every_healthbench_example_a_rubric(tmp_path):
+    replies = EXAMPLES / "health-score" / "llm-rubric-replies.yaml"
+    with FakeJudgeServer.run_in_thread(stages=replies) as server:
+        out = CliRunner().invoke(app, [
+            "bank", "llm-rubrics", str(EXAMPLES / "healthbench" / "examples.jsonl"), "--judge",
+            f"openai-compatible:fake@{server.base_url}", "--out", str(tmp_path / "items.jsonl"),
+            "--quiet"])
+    assert out.exit_code == 0, out.output
+    rubrics = [json.loads(line)["rubric"] for line in
+               (tmp_path / "items.jsonl").read_text().splitlines()]
+    assert len(rubrics) == 5 and all(len(r["criteria"]) == 5 for r in rubrics)
+    assert "5 prompts: 5.0 generated criteria on average" in " ".join(out.output.split())
