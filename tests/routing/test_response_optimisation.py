@@ -144,3 +144,15 @@ def test_the_readme_demo_with_the_shipped_actor_script_fixes_the_chest_pain_answ
     summary = json.loads((tmp_path / "opt" / "optimise.json").read_text())
     assert summary["versus_base"]["mean_b"]["value"] == pytest.approx(0.75)
     assert summary["versus_base"]["mean_a"]["value"] == pytest.approx(1.0)
+
+
+def test_the_auditor_role_chosen_grades_both_the_base_and_the_revision(tmp_path):
+    from assay.grading.auditor_roles import ROLES
+
+    with FakeJudgeServer.run_in_thread(stages=STAGES, models={"health-bot": actor()}) as server:
+        out = refine(server, tmp_path, "--template", "auditor:medical-bioethicist")
+        audits = [r["body"]["messages"][-1]["content"] for r in server.requests
+                  if r.get("stage") == "auditor"]
+    assert out.exit_code == 0, out.output
+    assert len(audits) == 30  # 15 active leaves, graded before and after the revision
+    assert all(a.startswith(ROLES["medical-bioethicist"]) for a in audits)
