@@ -28,8 +28,12 @@ def load_health_score() -> Rubric:
 
 
 def load_bank(name_or_path: str | Path) -> Rubric:
-    """A built-in bank by name (``health-score``) or any rubric file (e.g. a built bank)."""
+    """A built-in bank by name (``health-score``, or the baselines ``single-axis`` and
+    ``multi-axes``: :mod:`assay.bank.baselines`) or any rubric file (e.g. a built bank)."""
+    from assay.bank.baselines import BASELINE_BANKS, baseline_rubric
     from assay.io import read_rubric
 
+    if str(name_or_path) in BASELINE_BANKS:
+        return baseline_rubric(str(name_or_path))
     path = BUILTIN_BANKS.get(str(name_or_path), Path(name_or_path))
     return read_rubric(path)

@@ -325,3 +325,77 @@ def bank_show(bank: str = typer.Argument("health-score", help=_BANK_HELP)) -> No
     for c in rubric.criteria:
         inferred = " (polarity inferred)" if c.metadata.get("polarity_inferred") else ""
         typer.echo(f"  {c.id}  {'-' if c.is_penalty else '+'}  {c.text}{inferred}")
+
+
+@bank_app.command("llm-rubrics")
+def bank_llm_rubrics(
+    items: Path = typer.Argument(..., help="HealthBench or item JSONL: the prompts.",
+                                 show_default=False),
+    judge: str = typer.Option(..., "--judge", "-j", help="The model writing the rubrics (the "
+                              "paper: GPT-4.1)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Items JSONL, each with its generated "
+                             "rubric (for assay eval / assay grade)."),
+    store: Path | None = typer.Option(None, "--store", help="Call store (resume, and reuse by "
+                                      "assay serve --bank llm-generated --store; default "
+                                      "OUT.calls.sqlite)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Health-SCORE's LLM-Generated baseline: a model writes a rubric for every prompt."""
+    from assay.cli.output import fail
+
+    try:
+        _llm_rubrics(items, judge, out, store, quiet)
+    except (AssayError, OSError, ValueError) as exc:
+        fail(exc)
+
+
+def _llm_rubrics(items_path, judge_spec, out, store_path, quiet):
+    from pydantic import ValidationError
+
+    from assay.bank.llm_rubric import LlmRubricWriter, generated_rubric
+    from assay.io import load_items
+    from assay.io.items import write_items
+    from assay.jobs import CallStore, StageCaller, run_batch
+    from assay.judges import make_judge
+    from assay.judges.sync import run_sync
+
+    items = load_items(items_path)
+    store = CallStore.open(store_path or out.with_name(out.name + ".calls.sqlite"))
+
+    async def go():
+        judge = make_judge(judge_spec)
+        writer = LlmRubricWriter(StageCaller(judge, store))
+        settings = writer.settings_key
+
+        async def worker(item):
+            messages = [m.model_dump() for m in item.messages]
+            selection = await writer.select(messages, key=item.id)
+            try:
+                rubric = generated_rubric(item.id, selection, judge.model)
+            except ValidationError as exc:  # e.g. only undesirable criteria: nothing to pass
+                raise AssayError(f"item {item.id}: the generated rubric is not usable: "
+                                 f"{exc.errors()[0]['msg']}") from None
+            return rubric.model_dump(mode="json")
+
+        try:
+            return settings, await run_batch(items, worker, store=store,
+                                             item_id=lambda i: f"{settings}/{i.id}",
+                                             label="writing rubrics", quiet=quiet)
+        finally:
+            await judge.aclose()
+
+    from assay.rubric import Rubric
+
+    settings, result = run_sync(go())
+    written = [item.model_copy(update={"rubric": Rubric.model_validate(row)})
+               for item in items if (row := result.results.get(f"{settings}/{item.id}"))]
+    write_items(written, out)
+    if written:
+        mean = sum(len(i.rubric.criteria) for i in written if i.rubric) / len(written)
+        typer.echo(f"{len(written)} prompts: {mean:.1f} generated criteria on average (the "
+                   f"paper: 7.8) -> {out}")
+    for key, error in result.failed.items():
+        typer.echo(f"failed {key.removeprefix(settings + '/')}: {error}", err=True)
+    store.close()
+    if result.failed:
+        raise typer.Exit(1)

@@ -27,7 +27,8 @@ def eval_command(
     judge: list[str] | None = typer.Option(None, "--judge", "-j", help="The grader (repeat for "
                                            "an ensemble)."),
     rubric: Path | None = typer.Option(None, "--rubric", help="Rubric for items without their "
-                                       "own."),
+                                       "own: a file, or Health-SCORE's baseline single-axis or "
+                                       "multi-axes."),
     healthbench: bool = typer.Option(False, "--healthbench", help="HealthBench rows, "
                                      "simple-evals' grader and metrics."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="The eval's directory."),

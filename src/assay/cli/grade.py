@@ -14,14 +14,17 @@ def grade(
     items: Path | None = typer.Argument(
         None, help="Items to grade (item JSONL/JSON/YAML, or HealthBench JSONL with --healthbench)."),
     rubric: Path | None = typer.Option(
-        None, "--rubric", "-r", help="Rubric file for every item (items may carry their own)."),
+        None, "--rubric", "-r", help="Rubric file for every item (items may carry their own), or "
+        "Health-SCORE's baseline single-axis or multi-axes."),
     judges: list[str] = typer.Option(
         [], "--judge", "-j", help="Judge spec, e.g. openai:gpt-4.1-mini or "
         "openai-compatible:MODEL@http://HOST:PORT/v1; repeat for an ensemble."),
     weights: list[float] = typer.Option([], "--weight", help="Ensemble weight per --judge, in order."),
     mode: str = typer.Option("per-criterion", "--mode", help="per-criterion | per-item."),
     template: list[str] = typer.Option(
-        [], "--template", help="healthbench, a template FILE, or SLOT=FILE "
+        [], "--template", help="healthbench, auditor, auditor:ROLE (RubricsTree's evaluator "
+        "roles: senior-medical-auditor, medical-informaticist, medical-bioethicist, "
+        "patient-wellness-advocate, alignment-coach), a template FILE, or SLOT=FILE "
         "(slots: binary, multi_choice, per_item)."),
     aggregation: str = typer.Option(
         "majority", "--aggregate", help="Ensemble aggregation: majority|weighted|unanimous|any, "

@@ -241,14 +241,39 @@ def nearmiss_judge(
 
 @app.command()
 def refine(
-    gold: Annotated[
-        Path, typer.Option("--gold", help=_GOLD + " Used to score, and as the Oracle.")
-    ],
-    base: Annotated[
-        Path, typer.Option("--base", help="Frozen base responses ({index, response}).")
-    ],
-    judge: Annotated[str, typer.Option("--judge", help="The critic (edit plans). " + _JUDGE)],
+    judge: Annotated[str, typer.Option("--judge", help="plan: the critic (edit plans); "
+                                       "rubricstree: the auditor (grades the leaves). " + _JUDGE)],
     out: JobOut,
+    method: Annotated[str, typer.Option(
+        "--method", help="plan: seed 000's critique → edit plan → rewrite (the default); "
+        "rubricstree: RubricsTree's route → audit → feedback report → one P4 revision → audit "
+        "again (seed 003 §6.3).")] = "plan",
+    gold: Annotated[
+        Path | None, typer.Option("--gold", help="plan: " + _GOLD + " Used to score, and as "
+                                  "the Oracle.")
+    ] = None,
+    base: Annotated[
+        Path | None, typer.Option("--base", help="plan: frozen base responses ({index, "
+                                  "response}).")
+    ] = None,
+    items: Annotated[Path | None, typer.Option(
+        "--items", help="rubricstree: the items, each with its base response (and any health "
+        "memory).")] = None,
+    responses: Annotated[Path | None, typer.Option(
+        "--responses", help="rubricstree: base responses for --items, as for assay grade.")] = None,
+    taxonomy: Annotated[str, typer.Option(
+        "--taxonomy", help="rubricstree: the taxonomy (starter, or a file).")] = "starter",
+    router: Annotated[str, typer.Option(
+        "--router", help="rubricstree: tree | catalogue | embedding | relevance | all.")] = "tree",
+    router_judge: Annotated[str | None, typer.Option(
+        "--router-judge", help="rubricstree: the router's judge (default: --judge).")] = None,
+    actor: Annotated[str | None, typer.Option(
+        "--actor", help="rubricstree: the model that revises (the model under test). "
+        + _JUDGE)] = None,
+    template: Annotated[str, typer.Option(
+        "--template", help="rubricstree: auditor, or auditor:ROLE (an evaluator role).")
+    ] = "auditor",
+    config: Annotated[Path | None, typer.Option("--config", help="Judge config file.")] = None,
     rubrics: Annotated[
         list[str] | None,
         typer.Option(
@@ -283,13 +308,34 @@ def refine(
     budget: BudgetUsd = None,
     quiet: Quiet = False,
 ) -> None:
-    """Rubric-guided refinement (seed 000 Table 3): critique → edit plan → rewrite, scored with
-    the HealthBench grader against the gold rubrics; paired tests between conditions."""
+    """Rubric-guided refinement. ``--method plan`` (seed 000 Table 3): critique → edit plan →
+    rewrite, scored with the HealthBench grader against the gold rubrics; paired tests between
+    conditions. ``--method rubricstree`` (seed 003 §6.3): route, audit the active leaves, one
+    revision guided by the feedback report, audit again; paired tests, per-axis and per-leaf
+    gains."""
     from assay.cli.command import Note, report
+
+    if method == "rubricstree":
+        _refine_rubricstree(
+            items=items, responses=responses, taxonomy=taxonomy, router=router,
+            router_judge=router_judge, judge=judge, actor=actor, template=template, out=out,
+            cache=cache, budget=budget, config=config, n_bootstrap=n_bootstrap, seed=seed,
+            quiet=quiet, plan_only={"--gold": gold, "--base": base, "--rubrics": rubrics,
+                                    "--conversations": conversations, "--editor": editor,
+                                    "--scorer": scorer, "--max-steps": max_steps})
+        return
 
     def compute():
         from assay.errors import InputError, Issue
         from assay.rubric_eval import arun_refine
+
+        if method != "plan":
+            raise InputError(Issue(None, None, "--method", f"unknown method {method!r}; choose "
+                                   "plan or rubricstree"))
+        for flag, value in (("--gold", gold), ("--base", base)):
+            if value is None:
+                raise InputError(Issue(None, None, flag, "--method plan needs --gold and --base"))
+        assert gold is not None and base is not None
 
         named = _named(rubrics or [], "--rubrics")
         if None in named.values():
@@ -309,6 +355,56 @@ def refine(
         yield Note(f"outputs in {result.out}")
 
     _exit_if_failed(report(compute, show).failed)
+
+
+def _refine_rubricstree(*, items, responses, taxonomy, router, router_judge, judge, actor,
+                        template, out, cache, budget, config, n_bootstrap, seed, quiet,
+                        plan_only) -> None:
+    """``assay refine --method rubricstree`` (see :mod:`assay.routing.optimise`)."""
+    from assay.cli.command import Note, report
+
+    def compute():
+        from assay.errors import InputError, Issue
+        from assay.io import read_taxonomy
+        from assay.routing.data import resolve_taxonomy
+        from assay.routing.optimise import arun_rubricstree_refine
+        from assay.routing.run import ROUTERS
+        from assay.runs.sources import ItemSource, read_responses
+
+        given = [flag for flag, value in plan_only.items()
+                 if value not in (None, [], False)]
+        if given:
+            raise InputError(Issue(None, None, given[0], "belongs to --method plan"))
+        if items is None or actor is None:
+            raise InputError(Issue(None, None, "--items" if items is None else "--actor",
+                                   "--method rubricstree needs --items and --actor"))
+        if router not in ROUTERS:
+            raise InputError(Issue(None, None, "--router", f"unknown router {router!r}; "
+                                   f"choose one of {', '.join(ROUTERS)}"))
+        source = ItemSource(path=items, responses=read_responses(responses)
+                            if responses is not None else None)
+        loaded = list(source)
+        if source.issues:
+            raise InputError(source.issues)
+        if source.skipped_without_response:
+            raise InputError(Issue(str(responses), None, "--responses", f"no base response for "
+                                   f"{source.skipped_without_response} items"))
+        if not loaded:
+            raise InputError(Issue(str(items), None, None, "no items"))
+        tree = read_taxonomy(resolve_taxonomy(taxonomy))
+        return _run(arun_rubricstree_refine(
+            loaded, tree, judge=judge, actor=actor, out=out, router=router,
+            router_judge=router_judge, template=template, cache=cache, budget_usd=budget,
+            config_file=config, n_bootstrap=n_bootstrap, seed=seed, quiet=quiet))
+
+    def show(result):
+        from assay.cli.tables.optimise import optimise_tables
+
+        yield from optimise_tables(result)
+        yield Note(f"cost ${result.cost_usd:.4f}; outputs in {result.out}")
+
+    result = report(compute, show)
+    _exit_if_failed({**result.not_revised, **result.failed})
 
 
 @rubric_app.command("stats")

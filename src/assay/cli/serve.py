@@ -15,8 +15,13 @@ DEFAULT_MAX_BODY_BYTES = 64 * 2**20  # assay.rewards.server's (not imported here
 @app.command()
 def serve(
     judge: str = typer.Option(..., "--judge", "-j", help="The reward judge (a judge spec)."),
-    bank: str = typer.Option("health-score", "--bank", help="'health-score', a bank file, or "
-                             "'none' (every request brings its criteria)."),
+    bank: str = typer.Option("health-score", "--bank", help="'health-score', Health-SCORE's "
+                             "baselines 'single-axis', 'multi-axes' or 'llm-generated' (a rubric "
+                             "written per prompt by --rubric-writer), a bank file, or 'none' "
+                             "(every request brings its criteria)."),
+    rubric_writer: str | None = typer.Option(None, "--rubric-writer", help="With --bank "
+                                             "llm-generated: the model writing each prompt's "
+                                             "rubric (default: the reward judge's model)."),
     select: bool = typer.Option(False, "--select/--all-criteria", help="Per-prompt relevance "
                                 "selection (Adaptive) or every bank criterion (Non-Adaptive)."),
     selector_judge: str | None = typer.Option(None, "--selector-judge", help="The relevance "
@@ -82,7 +87,7 @@ def serve(
                                   threshold=threshold, fallback=fallback, store=store,
                                   cache=cache, template=template, normalization=normalization,
                                   budget_usd=budget, on_failure=on_failure,
-                                  config_file=config_file)
+                                  config_file=config_file, rubric_writer=rubric_writer)
             server = RewardServer(scorer, config)
             await server.serve_forever(on_ready=lambda url: print(
                 f"assay serve: listening on {url} (judge {scorer.judge.id}, "
@@ -101,7 +106,7 @@ def serve(
                             "threshold": threshold, "fallback": fallback, "store": store,
                             "cache": cache, "template": template,
                             "normalization": normalization, "on_failure": on_failure,
-                            "config_file": config_file},
+                            "config_file": config_file, "rubric_writer": rubric_writer},
                            config, replicas=replicas, address=ray_address,
                            app_name=app_name)
             return

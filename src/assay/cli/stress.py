@@ -43,7 +43,8 @@ def stress_run(
     router_judge: str | None = typer.Option(None, "--router-judge", help="Router's judge "
                                             "(default: the first --judge)."),
     template: str = typer.Option("auditor", "--template", help="Grading template (default: "
-                                 "RubricsTree's auditor)."),
+                                 "RubricsTree's auditor; auditor:ROLE for another evaluator "
+                                 "role)."),
     run_dir: Path = typer.Option(..., "--run-dir", help="Directory of the runs (one per "
                                  "condition, one shared routing)."),
     seed: int = typer.Option(0, "--seed", help="Master seed."),

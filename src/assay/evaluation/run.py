@@ -139,7 +139,7 @@ async def aevaluate(
             raise ConfigError("give --run-dir DIR (the eval's directory)")
         root = Path(run_dir)
         settings = {"items": str(Path(items).resolve()), "healthbench": healthbench,
-                    "rubric": str(Path(rubric).resolve()) if rubric is not None else None,
+                    "rubric": _rubric_setting(rubric),
                     "model": model, "judges": list(judges), "n": n, "examples": examples,
                     "seed": seed, "temperature": temperature, "max_tokens": max_tokens,
                     "sampling_seed": sampling_seed, "reasoning_effort": reasoning_effort,
@@ -279,3 +279,19 @@ def _finish(result: EvalResult, started: float) -> EvalResult:
     settings["last"] = {"status": result.status, "stage": result.stage}
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return result
+
+
+def _rubric_setting(rubric: str | Path | None) -> str | None:
+    """``--rubric`` as stored in ``eval.json``: a file's absolute path, or a built-in baseline
+    rubric's name (``single-axis``, ``multi-axes``: :mod:`assay.bank.baselines`).
+
+    >>> _rubric_setting("multi-axes"), _rubric_setting(None)
+    ('multi-axes', None)
+    """
+    from assay.bank.baselines import BASELINE_BANKS
+
+    if rubric is None:
+        return None
+    if str(rubric) in BASELINE_BANKS:  # a rubric file always has an extension
+        return str(rubric)
+    return str(Path(rubric).resolve())

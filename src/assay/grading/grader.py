@@ -47,7 +47,7 @@ from assay.grading.parse import (
 )
 from assay.grading.prompts import criterion_messages, healthbench_messages, item_messages
 from assay.grading.shuffle import identity, option_permutation
-from assay.grading.templates import Template, builtin_template, load_template
+from assay.grading.templates import Template, builtin_template, is_builtin, load_template
 from assay.item import Item
 from assay.rubric import Criterion, Rubric
 from assay.verdict import Verdict
@@ -113,7 +113,7 @@ def _template(config: GradingConfig, slot: str) -> Template:
     source = config.templates.get("all", config.templates.get(slot))
     if source is None:
         return builtin_template(slot)
-    if source in ("binary", "multi_choice", "per_item", "healthbench", "auditor"):
+    if is_builtin(source):
         return builtin_template(source)
     return load_template(Path(source))
 

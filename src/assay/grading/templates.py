@@ -97,9 +97,27 @@ class Template:
 
 @functools.cache  # read once per process: a run's config, plan and grader each ask for it
 def builtin_template(name: str) -> Template:
+    """A built-in template by name; ``auditor:ROLE`` is the auditor with one of RubricsTree's
+    five evaluator roles (see :mod:`assay.grading.auditor_roles`)."""
+    from assay.grading.auditor_roles import auditor_template, is_auditor_name, role_of
+
+    if is_auditor_name(name) and name != "auditor":
+        return auditor_template(role_of(name))
     if name not in BUILTIN:
-        raise ConfigError(f"unknown template {name!r}; built-in templates: {', '.join(BUILTIN)}")
+        raise ConfigError(f"unknown template {name!r}; built-in templates: {', '.join(BUILTIN)} "
+                          "(auditor:ROLE for an evaluator role)")
     return load_template(TEMPLATE_DIR / f"{name}.yaml")
+
+
+def is_builtin(name: str) -> bool:
+    """Whether ``name`` names a built-in template rather than a file.
+
+    >>> is_builtin("auditor:medical-bioethicist"), is_builtin("my_template.yaml")
+    (True, False)
+    """
+    from assay.grading.auditor_roles import is_auditor_name
+
+    return name in BUILTIN or is_auditor_name(name)
 
 
 def load_template(path: str | Path) -> Template:

@@ -228,8 +228,9 @@ class RewardScorer:
     async def aclose(self) -> None:
         """Close the judge (flushing its cache) and the selector's, if it has its own."""
         await self.judge.aclose()
-        selector_judge = getattr(getattr(getattr(self.selector, "router", None), "caller", None),
-                                 "judge", None)
+        # a relevance selector's caller is its router's; a rubric writer holds its own
+        owner = getattr(self.selector, "router", None) or self.selector
+        selector_judge = getattr(getattr(owner, "caller", None), "judge", None)
         if selector_judge is not None and selector_judge is not self.judge:
             await selector_judge.aclose()
 

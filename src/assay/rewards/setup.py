@@ -36,6 +36,7 @@ def build_scorer(
     config_file: str | Path | None = None,
     budget_usd: float | None = None,
     on_failure: str = "no-reward",
+    rubric_writer: str | None = None,
 ) -> RewardScorer:
     """A scorer over ``judge`` (a spec): all of ``bank`` per prompt, or with ``select`` the
     criteria the relevance selector keeps (its calls stored in ``store``, so selections survive
@@ -45,9 +46,12 @@ def build_scorer(
     ``bank=None``: every sample must bring its own criteria. ``budget_usd``: a hard cap
     shared by the grader and the selector (:class:`~assay.judges.Budget`); once it is
     reached, every reward is None. ``on_failure``: what a sample with a failed criterion call
-    gets (see :mod:`assay.rewards.scorer`; default ``no-reward``)."""
+    gets (see :mod:`assay.rewards.scorer`; default ``no-reward``). ``bank="llm-generated"``:
+    Health-SCORE's LLM-Generated baseline, a rubric written per prompt by ``rubric_writer``
+    (default: the same model), its calls stored in ``store`` (:mod:`assay.bank.llm_rubric`)."""
     from assay.bank.selection import RelevanceSelector, checked_fallback
     from assay.bank.shipped import load_bank
+    from assay.errors import ConfigError
     from assay.grading.grader import GradingConfig
     from assay.jobs import CallStore, StageCaller
     from assay.judges import Budget, ResponseCache, make_judge
@@ -63,12 +67,23 @@ def build_scorer(
     response_cache = ResponseCache(cache) if cache else None
     budget = Budget(budget_usd) if budget_usd is not None else None
     client = make_judge(config, cache=response_cache, budget=budget)
+    if bank == "llm-generated":
+        from assay.bank.llm_rubric import LlmRubricWriter
+
+        if select:
+            raise ConfigError("--select picks from a bank; llm-generated writes each prompt's "
+                              "rubric instead")
+        writer = make_judge(config_from(rubric_writer or judge, config_file),
+                            cache=response_cache, budget=budget)
+        source = LlmRubricWriter(StageCaller(writer, CallStore.open(
+            store or "assay-selection.sqlite")))
+        return RewardScorer(client, criteria=source, template=checked_template(template),
+                            normalization=checked_normalization(normalization),
+                            on_failure=policy)
     rubric = load_bank(bank) if bank is not None else None
     criteria: Rubric | RelevanceSelector | None = rubric
     if select:
         if rubric is None:
-            from assay.errors import ConfigError
-
             raise ConfigError("per-prompt selection needs a bank")
         calls = CallStore.open(store or "assay-selection.sqlite")
         selector_client = make_judge(config_from(selector_judge or judge, config_file),

@@ -87,7 +87,7 @@ async def aroute_and_grade(
     items: Sequence[Item], taxonomy: Taxonomy, options: Any, run_dir: str | Path, *,
     router: str = "tree", router_judge: Any = None, threshold: float | None = None,
     resume: str | Path | None = None, quiet: bool = True, routing_dir: str | Path | None = None,
-    formula: str | None = "pass-rate",
+    formula: str | None = "pass-rate", stands_for: Sequence[Item] | None = None,
 ) -> TaxonomyRun:
     """Route, then grade ``items`` with ``options`` (a :class:`~assay.runs.options.RunOptions`)
     in ``run_dir``, scoring with ``formula`` (Eq. 4 by default; None keeps the options' own).
@@ -97,7 +97,11 @@ async def aroute_and_grade(
 
     The routing calls count in the run's totals (calls, tokens, dollars: ``manifest.json``
     and the report's); a routing that failed leaves the run ``incomplete`` (or ``budget``, when
-    the budget stopped it), and resuming retries exactly the failed routings."""
+    the budget stopped it), and resuming retries exactly the failed routings.
+
+    ``stands_for``: the items the run's fingerprint is taken from (default ``items``): a run of
+    revised responses stands for its base items, so resuming it with more revisions done is
+    the same run."""
     from assay.judges import Budget
     from assay.runs.runner import arun
     from assay.runs.store import RunStore
@@ -113,7 +117,8 @@ async def aroute_and_grade(
         items, taxonomy, options, Path(routing_dir or run_dir / "routing"), router=router,
         router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget)
     summary = routing_summary(batch, taxonomy, len(options.judges))
-    source = RoutedItems(items=routed, input_fingerprint=input_fingerprint(items, taxonomy),
+    fingerprint = input_fingerprint(items if stands_for is None else stands_for, taxonomy)
+    source = RoutedItems(items=routed, input_fingerprint=fingerprint,
                          may_be_empty=bool(batch.failed))
     report = await arun(source, options, resume=resume, budget=budget)
     _settle_run(report, taxonomy, router_obj, batch, summary,

@@ -253,9 +253,14 @@ def _message(error: Any, cause: Any, name: str | None) -> str:
 def load_rubric(rubric: str | Path | Rubric | Mapping[str, Any] | None
                 ) -> tuple[Rubric | None, str | None]:
     """A run-wide rubric and the file it came from: a file is read (its problems are an
-    InputError naming file, line and field), a dict validated, a Rubric kept."""
+    InputError naming file, line and field), a dict validated, a Rubric kept; ``single-axis``
+    and ``multi-axes`` are Health-SCORE's baseline rubrics (:mod:`assay.bank.baselines`)."""
     if rubric is None or isinstance(rubric, Rubric):
         return rubric, None
+    from assay.bank.baselines import BASELINE_BANKS, baseline_rubric
+
+    if str(rubric) in BASELINE_BANKS:  # a rubric file always has an extension
+        return baseline_rubric(str(rubric)), str(rubric)
     if isinstance(rubric, (str, Path)):
         from assay.io import read_rubric
 
@@ -287,8 +292,10 @@ def templates_for(template: str | Mapping[str, str] | Sequence[str] | None, heal
         return templates or templates_for(None, healthbench, mode)
     if template == "healthbench":
         return {"all": "healthbench"}
-    if template == "auditor":  # RubricsTree's auditor: one binary criterion per call
-        return {"binary": "auditor"}
+    if template == "auditor" or template.startswith("auditor:"):
+        # RubricsTree's auditor (auditor:ROLE: one of its evaluator roles): one binary
+        # criterion per call
+        return {"binary": template}
     from assay.grading.templates import load_template
 
     path = str(Path(template).resolve())
