@@ -129,6 +129,9 @@ EXAMPLES: tuple[Example, ...] = (
             "--out selections.jsonl",
             fake="--stages examples/health-score/relevance-replies.yaml"),
     Example("bank prompt", "assay bank prompt health-score"),
+    Example("bank llm-rubrics",
+            f"assay bank llm-rubrics {HB} --judge openai:gpt-4.1-mini --out llm-rubrics.jsonl",
+            fake="--stages examples/health-score/llm-rubric-replies.yaml"),
     Example("serve", "assay serve --judge openai:gpt-4.1-mini --port 8766", fake="",
             server="/health"),
     # Seed 002: ASTRID
