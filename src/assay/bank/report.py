@@ -39,6 +39,8 @@ class ClusterReport:
     polarity: str = "positive"
     examples: list[str] = field(default_factory=list)
     prompt_count: int = 0
+    pooled: int = 1
+    """Clusters of semantic duplicates pooled into this one (1: none merged in)."""
 
 
 def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3) -> str:
