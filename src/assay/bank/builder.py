@@ -65,8 +65,10 @@ class BankConfig:
     """What shapes a bank (all of it goes into the bank's metadata)."""
 
     cluster: ClusterParams = field(default_factory=ClusterParams)
-    min_size: int = 3
-    min_prompts: int = 3
+    # A criterion that recurs in two conversations is no longer one conversation's; the cap and
+    # the ranking by conversations spanned then prefer the most widespread.
+    min_size: int = 2
+    min_prompts: int = 2
     max_criteria: int | None = 40
     dedup_similarity: float = 0.9
     theme: str | None = None

@@ -38,9 +38,9 @@ def bank_build(
                                          "min_cluster_size."),
     min_samples: int | None = typer.Option(None, "--min-samples", help="HDBSCAN's min_samples."),
     epsilon: float = typer.Option(0.0, "--epsilon", help="HDBSCAN's cluster_selection_epsilon."),
-    min_size: int = typer.Option(3, "--min-size", help="Clusters with fewer rubric items are "
+    min_size: int = typer.Option(2, "--min-size", help="Clusters with fewer rubric items are "
                                  "outliers."),
-    min_prompts: int = typer.Option(3, "--min-prompts", help="Clusters drawn from fewer "
+    min_prompts: int = typer.Option(2, "--min-prompts", help="Clusters drawn from fewer "
                                     "conversations are too specific to keep."),
     max_criteria: int = typer.Option(40, "--max-criteria", help="Keep at most this many (0: all)."),
     dedup: float = typer.Option(0.9, "--dedup", help="Pool clusters of one sign whose medoids "
