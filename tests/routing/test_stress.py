@@ -113,3 +113,26 @@ def test_stress_run_reports_detection_rate_and_mean_penalty(tmp_path):
     missing = figures["conditions"]["missing_user_data"]
     assert missing["n"] == 2 and missing["detection_rate"]["value"] == 0.0
     assert "inaccurate_user_data" in out.output
+
+
+def _series_after(series: dict, seed: int = 0):
+    item = Item(id="w", prompt="How am I doing?", health_memory={"wearables": [series]})
+    return perturb(item, "inaccurate_user_data", seed=seed).health_memory.wearables[0]
+
+
+def test_inaccurate_oxygen_saturation_stays_physiological():
+    # 97 % moved by 30 % would read 68 % or 126 %: clamped, the furthest plausible move is 88 %.
+    for seed in range(4):
+        series = _series_after({"metric": "SpO2", "unit": "%", "mean": 97, "latest": 97,
+                                "baseline": 97}, seed)
+        assert (series.latest, series.mean, series.baseline) == (88, 88, 88)
+
+
+def test_inaccurate_weight_moves_with_its_baseline_by_at_most_ten_percent():
+    seen = set()
+    for seed in range(8):
+        series = _series_after({"metric": "weight", "unit": "kg", "latest": 81,
+                                "baseline": 81}, seed)
+        assert series.latest == series.baseline
+        seen.add(series.latest)
+    assert seen == {73, 89}     # 81 * (1 ± 0.1), rounded like the input

@@ -9,7 +9,7 @@ one moves the value further (a value near a bound moves away from it).
 
 Example:
     >>> bounds_for("SpO2", "%")
-    Bounds(low=88.0, high=100.0, max_shift=None)
+    Bounds(low=88, high=100, max_shift=None)
     >>> round(plausible_factor(97, bounds_for("SpO2", "%"), 0.3, prefer_up=True), 4)  # 97 -> 88
     0.9072
 """
@@ -72,8 +72,11 @@ def plausible_factor(value: float, bounds: Bounds | None, shift: float, *,
         shift = min(shift, bounds.max_shift)
     moves = [_clamp(value * (1 + s), bounds) for s in ((shift, -shift) if prefer_up
                                                        else (-shift, shift))]
-    best = max(moves, key=lambda v: abs(v - value))  # the preferred one on a tie
-    return best / value
+    preferred, other = moves
+    # The other direction only when it really moves further (not by a rounding error).
+    if abs(other - value) > abs(preferred - value) + 1e-9 * abs(value):
+        return other / value
+    return preferred / value
 
 
 def clamp(value: float, bounds: Bounds | None) -> float:

@@ -11,7 +11,10 @@ the context an agent would answer under:
 ``inaccurate_user_data``        lab and wearable values are replaced with plausible wrong ones:
                                 a lab with a reference range flips side (an abnormal value is
                                 moved into range, a normal one out of it by ``shift``), any other
-                                number moves by ±``shift`` (default 30 %), never below 0.
+                                lab moves by ±``shift`` (default 30 %), never below 0; a wearable
+                                series moves as a whole, its baseline with it, by one factor
+                                kept inside the metric's physiological range (SpO2 88–100 %,
+                                weight by at most 10 %: :mod:`assay.routing.plausible`).
 
 A perturbation that has nothing to act on (no instructions to remove, no data to mask) returns
 None and the item is left out of that condition. The responses produced under each condition
@@ -39,6 +42,7 @@ from typing import Any
 from assay.grading.seeding import rng_for
 from assay.health_memory import Lab, WearableSeries
 from assay.item import Item
+from assay.routing.plausible import bounds_for, clamp, plausible_factor
 
 PERTURBATIONS = ("missing_instructions", "missing_user_data", "inappropriate_instructions",
                  "inaccurate_user_data")
@@ -133,9 +137,17 @@ def _wrong_lab(lab: Lab, rng, shift: float) -> Lab:
 
 
 def _wrong_series(series: WearableSeries, rng, shift: float) -> WearableSeries:
-    factor = 1 + shift if rng.random() < 0.5 else 1 - shift
-    update = {name: _round_like(getattr(series, name) * factor, getattr(series, name))
-              for name in ("mean", "min", "max", "latest") if getattr(series, name) is not None}
+    """The whole series, baseline included, moved by one plausible factor: wrong, yet
+    consistent with itself and inside what the metric can read (:mod:`assay.routing.plausible`)."""
+    bounds = bounds_for(series.metric, series.unit)
+    headline = next((v for v in (series.latest, series.mean, series.baseline, series.max,
+                                 series.min) if v is not None), None)
+    if headline is None:
+        return series
+    factor = plausible_factor(headline, bounds, shift, prefer_up=rng.random() < 0.5)
+    update = {name: _round_like(clamp(value * factor, bounds), value)
+              for name in ("mean", "min", "max", "latest", "baseline")
+              if (value := getattr(series, name)) is not None}
     return series.model_copy(update=update)
 
 
