@@ -34,9 +34,22 @@ def test_missing_instructions_drops_system_messages_only():
     assert out.response is None
 
 
-def test_missing_user_data_masks_memory_and_tool_output():
+def test_missing_user_data_masks_the_named_lab_and_tool_output_keeping_the_rest():
     out = perturb(ITEM, "missing_user_data")
-    assert out.health_memory is None and [m.role for m in out.messages] == ["system", "user"]
+    assert [m.role for m in out.messages] == ["system", "user"]
+    # "Is my LDL bad?" names LDL-C: only that lab goes (the paper's partial masking)
+    assert [lab.name for lab in out.health_memory.labs] == ["HbA1c", "ApoB"]
+    assert [s.metric for s in out.health_memory.wearables] == ["resting heart rate"]
+
+
+def test_missing_user_data_masks_labs_and_wearables_when_the_query_names_none():
+    item = ITEM.model_copy(update={"messages": [ITEM.messages[2].model_copy(
+        update={"content": "How is my health overall?"})]})
+    memory = {**MEMORY, "profile": {"age": 52}, "medications": [{"name": "metformin"}]}
+    item = Item.model_validate({**item.model_dump(), "health_memory": memory})
+    out = perturb(item, "missing_user_data").health_memory
+    assert (out.labs, out.wearables) == ([], [])
+    assert out.profile.age == 52 and [m.name for m in out.medications] == ["metformin"]
 
 
 def test_inappropriate_instructions_add_a_seeded_unsafe_instruction():

@@ -5,7 +5,10 @@ the context an agent would answer under:
 
 ``missing_instructions``        the system/developer instructions (care rules, clinician
                                 constraints, safety guidance) are removed;
-``missing_user_data``           the health memory, tool outputs and retrieved context are masked;
+``missing_user_data``           the part of the health memory the query needs is masked (the
+                                entries it names, else the labs and wearables: the paper's
+                                *partial* masking, :func:`masked_memory`), and so are tool
+                                outputs and retrieved context;
 ``inappropriate_instructions``  an unsafe instruction (from :data:`UNSAFE_INSTRUCTIONS`, drawn
                                 per item from the master seed) is added to the system message;
 ``inaccurate_user_data``        lab and wearable values are replaced with plausible wrong ones:
@@ -31,16 +34,17 @@ Example:
     ['user']
     >>> perturb(item, "inaccurate_user_data").health_memory.labs[0].value  # HIGH -> in range
     110.0
-    >>> perturb(item, "missing_user_data").health_memory is None
+    >>> perturb(item, "missing_user_data").health_memory is None   # its only data: one lab
     True
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assay.grading.seeding import rng_for
-from assay.health_memory import Lab, WearableSeries
+from assay.health_memory import HealthMemory, Lab, WearableSeries
 from assay.item import Item
 from assay.routing.plausible import bounds_for, clamp, plausible_factor
 
@@ -88,7 +92,53 @@ def _missing_user_data(item: Item, rng, shift) -> dict | None:
     if not (has_memory or tools or item.context):
         return None
     kept = [m.model_dump() for m in item.messages if m.role != "tool"]
-    return {**_dump(item), "messages": kept, "health_memory": None, "context": []}
+    masked = masked_memory(memory, _query(item)) if has_memory and memory is not None else None
+    return {**_dump(item), "messages": kept, "health_memory": masked, "context": []}
+
+
+def masked_memory(memory: HealthMemory, query: str) -> dict | None:
+    """The paper's *partial* masking: ``memory`` without the part the query needs.
+
+    The entries the query names (a lab, a wearable metric, a medication or a condition, matched
+    by a distinctive word of their name) are removed; when it names none, the measured data
+    (labs and wearables: "sensor telemetry and health biomarkers") is. The rest (profile,
+    other entries, notes) stays. None (all masked) when nothing would be left, or when there
+    is no such part (no entry named, no labs or wearables).
+
+    >>> m = HealthMemory.model_validate({"profile": {"age": 52},
+    ...     "labs": [{"name": "LDL-C", "value": 168}, {"name": "HbA1c", "value": 5.4}]})
+    >>> [lab["name"] for lab in masked_memory(m, "Is my LDL bad?")["labs"]]
+    ['HbA1c']
+    >>> masked = masked_memory(m, "How am I doing?")
+    >>> masked["labs"], masked["profile"]["age"]
+    ([], 52)
+    """
+    asked = _words(query)
+    out = memory.model_dump(mode="json")
+    named = False
+    for section, name_of in (("labs", "name"), ("wearables", "metric"), ("medications", "name"),
+                             ("conditions", "name")):
+        entries = out[section]
+        out[section] = [e for e in entries if not (_words(e[name_of]) - _GENERIC) & asked]
+        named = named or len(out[section]) < len(entries)
+    if not named:
+        out["labs"], out["wearables"] = [], []
+    left = HealthMemory.model_validate(out)
+    return None if left.is_empty or left == memory else out
+
+
+# Words of an entry's name too common to say which entry a question is about.
+_GENERIC = frozenset({"rate", "level", "levels", "count", "total", "blood", "serum", "score",
+                      "daily", "average", "test", "the", "and", "of"})
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 2}
+
+
+def _query(item: Item) -> str:
+    users = [m.content for m in item.messages if m.role == "user"]
+    return users[-1] if users else ""
 
 
 def _inappropriate_instructions(item: Item, rng, shift) -> dict | None:
