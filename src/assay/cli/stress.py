@@ -20,12 +20,17 @@ def stress_make(
                              "JSONL per perturbation."),
     seed: int = typer.Option(0, "--seed", help="Master seed (which unsafe instruction, which "
                              "direction a value moves)."),
-    shift: float = typer.Option(0.3, "--shift", help="Relative size of inaccurate values."),
+    shift: float = typer.Option(0.3, "--shift", help="Relative size of inaccurate values (kept "
+                                "inside each metric's physiological range)."),
+    instructions: Path | None = typer.Option(None, "--instructions", help="A YAML/JSON list of "
+                                             "unsafe instructions ({text, topics}); each item "
+                                             "gets one relevant to its query (default: the "
+                                             "shipped six)."),
 ) -> None:
     """Write each item under the four perturbations, for the agent under test to answer."""
     from assay.cli.stress_command import run_make
 
-    run_make(items=items, out=out, seed=seed, shift=shift)
+    run_make(items=items, out=out, seed=seed, shift=shift, instructions=instructions)
 
 
 @stress_app.command("run")

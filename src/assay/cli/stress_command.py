@@ -19,7 +19,9 @@ def run_make(**args: Any) -> None:
 def _make(args: dict[str, Any]) -> None:
     from assay.io import load_items, write_items
     from assay.routing.stress import PERTURBATIONS, perturb
+    from assay.routing.unsafe_instructions import DEFAULT_LIBRARY, load_library
 
+    library = load_library(args["instructions"]) if args["instructions"] else DEFAULT_LIBRARY
     items = load_items(args["items"])
     out = Path(args["out"])
     out.mkdir(parents=True, exist_ok=True)
@@ -27,7 +29,8 @@ def _make(args: dict[str, Any]) -> None:
     counts = {}
     for kind in PERTURBATIONS:
         made = [p for i in items
-                if (p := perturb(i, kind, seed=args["seed"], shift=args["shift"])) is not None]
+                if (p := perturb(i, kind, seed=args["seed"], shift=args["shift"],
+                                 instructions=library)) is not None]
         write_items(made, out / f"{kind}.jsonl")
         counts[kind] = len(made)
     lines = ", ".join(f"{k} {v}" for k, v in counts.items())
