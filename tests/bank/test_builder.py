@@ -209,3 +209,4 @@ def test_assay_bank_build_writes_a_bank_and_its_reports(healthbench_dev_path, tm
     assert coverage["bank"]["reference_size"] == 29 and coverage["bank"]["threshold"] == 0.7
     assert coverage["most_frequent"]["candidates"] == len(bank.criteria)
     assert "one-to-one coverage of health-score 1.0.0 (29 criteria" in result.output
+    assert "| the " in (tmp_path / "report.md").read_text()   # the baseline's row

@@ -113,6 +113,7 @@ def test_stress_run_reports_detection_rate_and_mean_penalty(tmp_path):
             "stress", "run", str(items), "--taxonomy", str(tree), "--router", "all",
             "--judge", f"openai-compatible:fake@{server.base_url}", "--quiet",
             "--run-dir", str(tmp_path / "stress"), "--json", str(tmp_path / "s.json"),
+            "--runs", "1",
             "--responses", responses("clean", {"a": "fine", "b": "fine", "c": "fine HALF"}),
             "--responses", responses("inaccurate_user_data",
                                      {"a": "WRONG", "b": "fine HALF", "c": "fine HALF"}),
@@ -128,6 +129,41 @@ def test_stress_run_reports_detection_rate_and_mean_penalty(tmp_path):
     missing = figures["conditions"]["missing_user_data"]
     assert missing["n"] == 2 and missing["detection_rate"]["value"] == 0.0
     assert "inaccurate_user_data" in out.output
+
+
+def test_stress_run_averages_repeated_runs_and_shows_each_items_standard_error(tmp_path):
+    tree = tmp_path / "tree.yaml"
+    tree.write_text(yaml.safe_dump(hand_built_tree().model_dump(mode="json")))
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "a", "prompt": "question a?", "health_memory": MEMORY})
+                     + "\n")
+    (tmp_path / "clean.jsonl").write_text('{"id": "a", "response": "fine"}\n')
+    (tmp_path / "wrong.jsonl").write_text('{"id": "a", "response": "FLAKY"}\n')
+    flaky: list[int] = []
+
+    def auditor(request):
+        # The FLAKY response fails its 4 leaves in the first run only: scores 0 then 1.
+        if "FLAKY" in request.text:
+            flaky.append(1)
+            return {"output": "Reason: no. [0]" if len(flaky) <= 4 else "Reason: ok. [1]"}
+        return {"output": "Reason: ok. [1]"}
+
+    with FakeJudgeServer.run_in_thread(stages={"auditor": auditor}) as server:
+        out = CliRunner().invoke(app, [
+            "stress", "run", str(items), "--taxonomy", str(tree), "--router", "all",
+            "--judge", f"openai-compatible:fake@{server.base_url}", "--quiet", "--runs", "2",
+            "--run-dir", str(tmp_path / "stress"), "--json", str(tmp_path / "s.json"),
+            "--responses", f"clean={tmp_path / 'clean.jsonl'}",
+            "--responses", f"inaccurate_user_data={tmp_path / 'wrong.jsonl'}"])
+    assert out.exit_code == 0, out.output
+    figures = json.loads((tmp_path / "s.json").read_text())
+    assert figures["runs"] == 2 and len(flaky) == 8
+    # mean of 0 and 1; SE = stdev([0, 1]) / sqrt(2) = 0.5; the clean runs agree: SE 0
+    assert figures["scores"]["inaccurate_user_data"] == {"a": 0.5}
+    assert figures["standard_errors"] == {"clean": {"a": 0.0}, "inaccurate_user_data": {"a": 0.5}}
+    assert figures["conditions"]["inaccurate_user_data"]["mean_penalty"]["value"] == 50.0
+    assert "0.500" in out.output and "mean of 2 runs" in out.output
+    assert (tmp_path / "stress" / "clean" / "run-2" / "run.sqlite").exists()
 
 
 def _series_after(series: dict, seed: int = 0):

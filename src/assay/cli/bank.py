@@ -123,7 +123,7 @@ def _build(args: dict) -> None:
     report_json = out.with_name(out.stem + ".report.json")
     report_json.write_text(json.dumps(result.report_dict(), indent=2, ensure_ascii=False) + "\n")
     if args["report"]:
-        args["report"].write_text(render_markdown(result.reports))
+        args["report"].write_text(render_markdown(result.reports, coverage=result.coverage))
     kept = sorted((r for r in result.reports if r.status == "kept"),
                   key=lambda r: r.criterion_id or "")
     typer.echo(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items) -> "

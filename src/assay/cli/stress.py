@@ -51,7 +51,10 @@ def stress_run(
                                  "RubricsTree's auditor)."),
     run_dir: Path = typer.Option(..., "--run-dir", help="Directory of the runs (one per "
                                  "condition, one shared routing)."),
-    seed: int = typer.Option(0, "--seed", help="Master seed."),
+    seed: int = typer.Option(0, "--seed", help="Master seed (run r grades with SEED + r - 1)."),
+    runs: int = typer.Option(3, "--runs", help="Independent grading runs per condition, "
+                             "averaged per item (the paper: 3); the table gives each item "
+                             "score's standard error."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     json_out: Path | None = typer.Option(None, "--json", help="Write every figure here."),
@@ -61,4 +64,4 @@ def stress_run(
 
     run_stress(items=items, responses=responses, taxonomy=taxonomy, router=router, judge=judge,
                router_judge=router_judge, template=template, run_dir=run_dir, seed=seed,
-               config=config, quiet=quiet, json_out=json_out)
+               runs=runs, config=config, quiet=quiet, json_out=json_out)
