@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.bank import BankConfig, SourceCriterion, build_bank, load_bank, read_source_criteria
+from assay.bank.builder import split_by_sign
 from assay.bank.cluster import ClusterParams, canonical_labels, cluster_embeddings, medoid
 from assay.cli import app
 from assay.errors import ConfigError, InputError
@@ -61,14 +62,59 @@ def test_one_medoid_per_cluster_with_its_own_sign_and_outliers_reported_not_kept
                                                "Recommends a dangerous dose."]
     assert [c.weight for c in bank.criteria] == [1.0, -1.0]
     assert [c.id for c in bank.criteria] == ["bank-01", "bank-02"]
-    by_status = {r.status: r for r in result.reports}
-    assert by_status["outlier"].representative == "Mentions the weather."
-    unsafe = result.reports[1]
-    # 3 texts, 4 rubric items, 3 of them negative; axes counted per item
-    assert (unsafe.size, unsafe.occurrences, unsafe.negative_share) == (3, 4, 0.75)
-    assert unsafe.axes == {"completeness": 2, "accuracy": 2} and unsafe.prompt_count == 3
-    assert bank.criteria[1].axis == "completeness"  # ties go to the alphabetically later axis
-    assert bank.criteria[1].provenance.evidence == ["p0", "p1", "p7"]
+    unsafe = next(r for r in result.reports if r.criterion_id == "bank-02")
+    # 2 texts, 3 rubric items, all negative; axes counted per item
+    assert (unsafe.size, unsafe.occurrences, unsafe.negative_share) == (2, 3, 1.0)
+    assert unsafe.axes == {"completeness": 2, "accuracy": 1} and unsafe.prompt_count == 2
+    assert bank.criteria[1].axis == "completeness"
+    assert bank.criteria[1].provenance.evidence == ["p0", "p1"]
+    outliers = [r.representative for r in result.reports if r.status == "outlier"]
+    assert outliers == ["Advises stopping insulin.", "Mentions the weather."]
+
+
+def test_a_desirable_criterion_never_shares_a_cluster_with_undesirable_neighbours():
+    # "Advises stopping insulin." (+7) sits among the unsafe (negative) texts in embedding
+    # space: clustered within its sign, it is a cluster of its own, and no kept cluster mixes.
+    result = build(EMERGENCY + UNSAFE + LONER)
+    insulin = next(r for r in result.reports if r.representative == "Advises stopping insulin.")
+    assert (insulin.size, insulin.polarity, insulin.negative_share) == (1, "positive", 0.0)
+    assert result.mixed_polarity_kept == 0
+    assert result.report_dict()["mixed_polarity_kept"] == 0
+
+
+def test_a_text_seen_with_both_signs_is_split_into_one_source_per_sign():
+    mixed = source("Mentions ibuprofen.", 5, -3, 4, prompts=["a", "b", "c"])
+    desirable, undesirable = split_by_sign([mixed])
+    assert (desirable.points, desirable.prompt_ids) == ([5, 4], ["a", "c"])
+    assert (undesirable.points, undesirable.prompt_ids) == ([-3], ["b"])
+
+
+def test_a_criterion_repeated_verbatim_across_conversations_is_general_on_its_own():
+    # HealthBench's consensus criteria: one text, many conversations (size 1, 3 items).
+    consensus = source("Mentions the weather.", 2, 2, 2, prompts=["a", "b", "c"])
+    result = build(EMERGENCY + [consensus], min_size=3, min_prompts=3)
+    assert [c.text for c in result.bank.criteria] == ["Advises calling emergency services.",
+                                                      "Mentions the weather."]
+
+
+def test_semantic_duplicate_clusters_pool_their_conversations():
+    # Two tight pairs 0.93 apart: separate clusters at distance 0.02, each from 2
+    # conversations (too specific for min_prompts=3); pooled at dedup 0.9, from 4.
+    table = {"Seek urgent care.": [1, 0, 0], "Go to urgent care now.": [1, 0.01, 0],
+             "Get emergency help.": [1, 0.4, 0], "Call for emergency help.": [1, 0.41, 0]}
+    sources = [source("Seek urgent care.", 1, prompts=["a"]),
+               source("Go to urgent care now.", 1, prompts=["b"]),
+               source("Get emergency help.", 1, prompts=["c"]),
+               source("Call for emergency help.", 1, prompts=["d"])]
+    config = {"cluster": ClusterParams(distance_threshold=0.02), "min_size": 2, "min_prompts": 3}
+    with pytest.raises(ConfigError, match="no cluster"):
+        build_bank(sources, BankConfig(**config, dedup_similarity=0.99),
+                   embedder=TableEmbedder(table))
+    pooled = build_bank(sources, BankConfig(**config, dedup_similarity=0.9),
+                        embedder=TableEmbedder(table))
+    [kept] = [r for r in pooled.reports if r.status == "kept"]
+    assert (kept.size, kept.prompt_count, kept.pooled) == (4, 4, 2)
+    assert len(pooled.reports) == 1
 
 
 def test_clusters_from_too_few_conversations_are_too_specific_to_keep():
@@ -80,14 +126,15 @@ def test_clusters_from_too_few_conversations_are_too_specific_to_keep():
     assert [r.status for r in result.reports] == ["kept", "specific"]
 
 
-def test_near_identical_representatives_of_one_polarity_are_merged():
-    table = {**TABLE, "Recommends a dangerous dose.": [1, 0.02, 0.02]}
-    # a second "emergency" cluster whose medoid sits close to the first, and far cluster-mates
-    sources = EMERGENCY + [source("Recommends a dangerous dose.", 3, 3)]
-    params = ClusterParams(n_clusters=2, distance_threshold=None)
-    result = build_bank(sources, BankConfig(cluster=params, min_size=1, min_prompts=1,
-                                            dedup_similarity=0.99), embedder=TableEmbedder(table))
-    assert len(result.bank.criteria) == 1
+def test_identical_distilled_representatives_are_merged_after_distillation():
+    async def same_text(cluster_id, texts, points):
+        return "Acts on an emergency.", "positive"
+
+    table = {**TABLE, "Acts on an emergency.": [1, 1, 0]}
+    result = build_bank(EMERGENCY + UNSAFE[:2], BankConfig(
+        cluster=ClusterParams(distance_threshold=0.2), min_size=2, min_prompts=2),
+        embedder=TableEmbedder(table), distiller=same_text)
+    assert [c.text for c in result.bank.criteria] == ["Acts on an emergency."]
     merged = [r for r in result.reports if r.status == "merged"]
     assert len(merged) == 1 and merged[0].merged_into == "bank-01"
 
@@ -139,7 +186,7 @@ def test_the_same_healthbench_file_and_seed_give_the_same_bank_twice(healthbench
     assert first.n_sources == 80 and first.bank.metadata["config"]["seed"] == 7
     assert first.bank.criteria
     for c in first.bank.criteria:
-        assert c.metadata["size"] >= 2 and len(c.provenance.evidence) >= 2
+        assert c.metadata["occurrences"] >= 2 and len(c.provenance.evidence) >= 2
 
 
 def test_assay_bank_build_writes_a_bank_and_its_reports(healthbench_dev_path, tmp_path):
@@ -156,3 +203,10 @@ def test_assay_bank_build_writes_a_bank_and_its_reports(healthbench_dev_path, tm
     assert sum(c["status"] == "kept" for c in report["clusters"]) == len(bank.criteria)
     assert "| cluster | status |" in (tmp_path / "report.md").read_text()
     assert "bank criteria" in result.output
+    assert report["mixed_polarity_kept"] == 0
+    coverage = report["coverage"]
+    assert coverage["reference"] == "health-score 1.0.0"
+    assert coverage["bank"]["reference_size"] == 29 and coverage["bank"]["threshold"] == 0.7
+    assert coverage["most_frequent"]["candidates"] == len(bank.criteria)
+    assert "one-to-one coverage of health-score 1.0.0 (29 criteria" in result.output
+    assert "| the " in (tmp_path / "report.md").read_text()   # the baseline's row

@@ -1,19 +1,28 @@
 """Building a criterion bank from many instance rubrics (the paper's §2.2).
 
-1. **Sources**: every distinct criterion text of the input files (:mod:`assay.bank.sources`).
+1. **Sources**: every distinct criterion text of the input files (:mod:`assay.bank.sources`),
+   optionally only the items of one ``theme`` (the paper: ``health_data_tasks``). A text seen
+   with both signs of points becomes one source per sign.
 2. **Embed** them with the local sentence-embedding model (:mod:`assay.embeddings`).
-3. **Cluster** with scikit-learn (:mod:`assay.bank.cluster`; every parameter exposed).
-4. **Outliers**: clusters with fewer than ``min_size`` distinct texts are reported, not kept;
-   so are clusters drawn from fewer than ``min_prompts`` conversations ("specific": a general
-   criterion must recur across conversations, not restate one conversation's rubric).
-5. **Representative** per cluster: the medoid (default), or one criterion distilled by an LLM
+3. **Cluster within a sign** with scikit-learn (:mod:`assay.bank.cluster`; every parameter
+   exposed): desirable (points > 0) and undesirable (points < 0) criteria are clustered
+   separately, so no cluster mixes a behaviour with its negation.
+4. **Merge semantic duplicates**: two clusters of one sign whose medoids reach
+   ``dedup_similarity`` (cosine) become one cluster (its medoid recomputed over the union), so
+   six ways of saying "seek urgent care" pool their conversations instead of taking six places.
+5. **Outliers**: clusters with fewer than ``min_size`` rubric items are reported, not kept; so
+   are clusters drawn from fewer than ``min_prompts`` conversations ("specific": a general
+   criterion must recur across conversations, not restate one conversation's rubric). A
+   criterion repeated verbatim across conversations (HealthBench's consensus criteria) counts
+   every occurrence.
+6. **Representative** per cluster: the medoid (default), or one criterion distilled by an LLM
    through the judges layer (:class:`assay.bank.distil.LLMDistiller`).
-6. **Polarity**: the medoid's own sign (its points, by majority over its occurrences), or the
-   distiller's answer; the cluster's share of negative points is in the report.
-7. **De-duplicate**: a representative whose cosine similarity to an earlier kept one (same
-   polarity) reaches ``dedup_similarity`` is merged into it; identical texts always are.
-8. Keep the ``max_criteria`` clusters spanning the most conversations (then the largest); write the bank (an Assay rubric file whose
-   metadata records the config) and a report per cluster.
+7. **Polarity**: the cluster's sign, or the distiller's answer; the cluster's share of negative
+   points is in the report. Representatives whose texts are identical, or (distilled) reach
+   ``dedup_similarity`` within one polarity, are merged.
+8. Keep the ``max_criteria`` clusters spanning the most conversations (then the most items);
+   write the bank (an Assay rubric file whose metadata records the config) and a report per
+   cluster.
 
 Deterministic: embeddings on the CPU, deterministic clustering and canonical cluster numbers;
 the only random step (sub-sampling above ``max_sources`` texts) is seeded by ``seed``.
@@ -36,7 +45,13 @@ from typing import Any
 
 import numpy as np
 
-from assay.bank.cluster import ClusterParams, cluster_embeddings, medoid
+from assay.bank.cluster import (
+    ClusterParams,
+    cluster_within_sign,
+    medoid,
+    merge_duplicate_clusters,
+)
+from assay.bank.coverage import DEFAULT_THRESHOLD, BankCoverage, bank_coverage
 from assay.bank.report import ClusterReport
 from assay.bank.sources import SourceCriterion, read_source_criteria
 from assay.errors import ConfigError
@@ -50,8 +65,10 @@ class BankConfig:
     """What shapes a bank (all of it goes into the bank's metadata)."""
 
     cluster: ClusterParams = field(default_factory=ClusterParams)
-    min_size: int = 3
-    min_prompts: int = 3
+    # A criterion that recurs in two conversations is no longer one conversation's; the cap and
+    # the ranking by conversations spanned then prefer the most widespread.
+    min_size: int = 2
+    min_prompts: int = 2
     max_criteria: int | None = 40
     dedup_similarity: float = 0.9
     theme: str | None = None
@@ -61,6 +78,9 @@ class BankConfig:
     embedding_model: str | None = None
     bank_id: str = "bank"
     version: str | None = None
+    reference: str | None = None
+    """A bank to measure coverage against (``health-score`` or a file); None: no measure."""
+    coverage_threshold: float = DEFAULT_THRESHOLD
 
     def __post_init__(self) -> None:
         if self.min_size < 1 or self.min_prompts < 1:
@@ -69,6 +89,8 @@ class BankConfig:
             raise ConfigError("max_criteria must be at least 1 (or None for no cap)")
         if not 0 < self.dedup_similarity <= 1:
             raise ConfigError("dedup_similarity must be in (0, 1]")
+        if not 0 < self.coverage_threshold <= 1:
+            raise ConfigError("coverage_threshold must be in (0, 1]")
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -82,10 +104,20 @@ class BankBuild:
     reports: list[ClusterReport]
     n_sources: int
     n_occurrences: int
+    coverage: BankCoverage | None = None
+    """With ``BankConfig.reference``: the bank's one-to-one coverage of it, and the
+    most-frequent-criteria baseline's of the same size."""
+
+    @property
+    def mixed_polarity_kept(self) -> int:
+        """Kept clusters whose rubric items have both signs of points (0 by construction)."""
+        return sum(r.status == "kept" and 0 < r.negative_share < 1 for r in self.reports)
 
     def report_dict(self) -> dict[str, Any]:
         return {"bank": self.bank.id, "version": self.bank.version,
                 "sources": self.n_sources, "occurrences": self.n_occurrences,
+                "mixed_polarity_kept": self.mixed_polarity_kept,
+                "coverage": self.coverage.to_dict() if self.coverage else None,
                 "clusters": [asdict(r) for r in self.reports]}
 
 
@@ -111,14 +143,17 @@ async def abuild_bank(
 ) -> BankBuild:
     """Build a bank from files (HealthBench/item JSONL, rubric files) or source criteria."""
     config = config or BankConfig()
-    sources = _sources(paths_or_sources, config)
+    sources = split_by_sign(_sources(paths_or_sources, config))
     if embedder is None:
         from assay.embeddings import load_embedder
 
         embedder = load_embedder(config.embedding_model)
     vectors = embedder.encode([s.text for s in sources])
-    labels = cluster_embeddings(vectors, config.cluster)
     counts = np.array([s.count for s in sources], dtype=float)
+    negative = np.array([_is_negative(s) for s in sources], dtype=bool)
+    raw = cluster_within_sign(vectors, negative, config.cluster)
+    labels, pooled = merge_duplicate_clusters(raw, vectors, counts, negative,
+                                              config.dedup_similarity)
 
     drafts = []
     for label in range(int(labels.max()) + 1 if len(labels) else 0):
@@ -126,14 +161,15 @@ async def abuild_bank(
         centre = medoid(vectors, members, counts[members])
         similarity = vectors[members] @ vectors[centre]
         ranked = members[np.lexsort((members, -np.round(similarity, 6)))]
-        drafts.append(_draft(label, ranked, centre, float(similarity.mean()), sources, config))
+        drafts.append(_draft(label, ranked, centre, float(similarity.mean()), sources, config,
+                             pooled[label]))
 
     kept = [d for d in drafts if _general(d, config)]
     for d in drafts:
         if not _general(d, config):
             d.report.status = "outlier" if d.report.size < config.min_size else "specific"
     # The most general clusters first: those spanning the most conversations.
-    kept.sort(key=lambda d: (-d.report.prompt_count, -d.report.size, d.report.cluster))
+    kept.sort(key=lambda d: (-d.report.prompt_count, -d.report.occurrences, d.report.cluster))
     if distiller is not None:
         await _distil(kept, sources, distiller)
     rep_vectors = _representative_vectors(kept, vectors, embedder)
@@ -164,11 +200,46 @@ async def abuild_bank(
                             "occurrences": int(counts.sum()),
                             "clusters": len(drafts),
                             "representatives": "distilled" if distiller else "medoid"})
-    return BankBuild(bank, [d.report for d in drafts], len(sources), int(counts.sum()))
+    coverage = None
+    if config.reference is not None:
+        from assay.bank.shipped import load_bank
+
+        coverage = bank_coverage(bank, sources, load_bank(config.reference), embedder,
+                                 threshold=config.coverage_threshold)
+    return BankBuild(bank, [d.report for d in drafts], len(sources), int(counts.sum()), coverage)
 
 
 def _general(d: _Draft, config: BankConfig) -> bool:
-    return d.report.size >= config.min_size and d.report.prompt_count >= config.min_prompts
+    return d.report.occurrences >= config.min_size and d.report.prompt_count >= config.min_prompts
+
+
+def _is_negative(source: SourceCriterion) -> bool:
+    return bool(source.points) and all(p < 0 for p in source.points)
+
+
+def split_by_sign(sources: Sequence[SourceCriterion]) -> list[SourceCriterion]:
+    """``sources`` with every text seen under both signs of points split in two: its desirable
+    occurrences (points >= 0) and its undesirable ones (points < 0), so that each source has
+    one sign.
+
+    >>> mixed = SourceCriterion("Mentions ibuprofen.", [5, -3], ["a", "b"], ["", ""],
+    ...                         ["p1", "p2"], ["f", "f"])
+    >>> [(s.points, s.prompt_ids) for s in split_by_sign([mixed])]
+    [([5], ['p1']), ([-3], ['p2'])]
+    """
+    out: list[SourceCriterion] = []
+    for s in sources:
+        signs = [p < 0 for p in s.points]
+        if all(signs) or not any(signs):
+            out.append(s)
+            continue
+        for negative in (False, True):
+            keep = [i for i, sign in enumerate(signs) if sign == negative]
+            out.append(SourceCriterion(
+                text=s.text, points=[s.points[i] for i in keep], axes=[s.axes[i] for i in keep],
+                levels=[s.levels[i] for i in keep], prompt_ids=[s.prompt_ids[i] for i in keep],
+                sources=[s.sources[i] for i in keep]))
+    return out
 
 
 def _sources(paths_or_sources, config: BankConfig) -> list[SourceCriterion]:
@@ -195,19 +266,19 @@ class _Draft:
 
 
 def _draft(label: int, ranked: np.ndarray, centre: int, cohesion: float,
-           sources: list[SourceCriterion], config: BankConfig) -> _Draft:
+           sources: list[SourceCriterion], config: BankConfig, pooled: int) -> _Draft:
     members = [sources[i] for i in ranked]
     axes = Counter(a for s in members for a in s.axes if a)
     points = [p for s in members for p in s.points]
-    centre_points = sources[centre].points
-    polarity = "negative" if sum(p < 0 for p in centre_points) * 2 > len(centre_points) else "positive"
+    # Every member has the cluster's sign (clustered within a sign): the medoid's is theirs.
+    polarity = "negative" if _is_negative(sources[centre]) else "positive"
     report = ClusterReport(
         cluster=label, size=len(members), occurrences=len(points), axes=dict(axes),
         negative_share=round(sum(p < 0 for p in points) / len(points), 4),
         cohesion=round(cohesion, 4), representative=sources[centre].text,
         representative_source="medoid", status="pending", polarity=polarity,
         examples=[s.text for s in members[: config.examples]],
-        prompt_count=len({p for s in members for p in s.prompt_ids}))
+        prompt_count=len({p for s in members for p in s.prompt_ids}), pooled=pooled)
     return _Draft(ranked, centre, sources[centre].text, polarity, report)
 
 
@@ -271,7 +342,7 @@ def _criterion(d: _Draft, sources: list[SourceCriterion]) -> Criterion:
         metadata={"cluster": r.cluster, "size": r.size, "occurrences": r.occurrences,
                   "axes": r.axes, "polarity": d.polarity,
                   "polarity_source": "llm" if r.representative_source == "distilled"
-                  else "medoid points",
+                  else "cluster sign",
                   "negative_share": r.negative_share, "cohesion": r.cohesion})
 
 

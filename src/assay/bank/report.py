@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.bank.coverage import BankCoverage
 
 
 @dataclass
@@ -39,11 +43,16 @@ class ClusterReport:
     polarity: str = "positive"
     examples: list[str] = field(default_factory=list)
     prompt_count: int = 0
+    pooled: int = 1
+    """Clusters of semantic duplicates pooled into this one (1: none merged in)."""
 
 
-def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3) -> str:
-    """A readable report: one table row per cluster, then the examples of kept clusters."""
-    lines = [("| cluster | status | criterion | size | items | prompts | axes | negative | "
+def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3,
+                    coverage: BankCoverage | None = None) -> str:
+    """A readable report: the coverage of the reference (when measured), one table row per
+    cluster, then the examples of kept clusters."""
+    lines = _coverage_lines(coverage) if coverage is not None else []
+    lines += [("| cluster | status | criterion | size | items | prompts | axes | negative | "
               "cohesion | representative |"),
              "|---:|---|---|---:|---:|---:|---|---:|---:|---|"]
     for r in reports:
@@ -60,6 +69,18 @@ def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3) 
         lines += ["", heading, "", r.representative, ""]
         lines += [f"- {_cell(e)}" for e in r.examples[:max_examples]]
     return "\n".join(lines) + "\n"
+
+
+def _coverage_lines(coverage: BankCoverage) -> list[str]:
+    bank, base = coverage.bank, coverage.most_frequent
+    title = (f"One-to-one coverage of {coverage.reference} ({bank.reference_size} criteria, "
+             f"cosine >= {bank.threshold:g}):")
+    rows = [(f"this bank ({bank.candidates})", bank),
+            (f"the {base.candidates} most frequent source criteria", base)]
+    return [title, "", "| criteria | matched | share | mean similarity of matches |",
+            "|---|---:|---:|---:|",
+            *(f"| {name} | {c.matched} | {c.share:.2f} | {c.mean_similarity:.2f} |"
+              for name, c in rows), ""]
 
 
 def _cell(text: str, limit: int = 160) -> str:

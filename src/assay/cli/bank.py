@@ -29,8 +29,8 @@ def bank_build(
                                      "(the paper: health_data_tasks)."),
     method: str = typer.Option("agglomerative", "--method", help="agglomerative or hdbscan."),
     distance_threshold: float | None = typer.Option(
-        0.45, "--distance-threshold", help="Agglomerative: cosine distance at which clusters stop "
-        "merging (ignored with --n-clusters)."),
+        0.15, "--distance-threshold", help="Agglomerative: cosine distance at which clusters stop "
+        "merging (ignored with --n-clusters; a fixed number applies to each sign)."),
     n_clusters: int | None = typer.Option(None, "--n-clusters", help="Agglomerative: a fixed "
                                           "number of clusters instead of a threshold."),
     linkage: str = typer.Option("average", "--linkage", help="average, complete or single."),
@@ -38,13 +38,13 @@ def bank_build(
                                          "min_cluster_size."),
     min_samples: int | None = typer.Option(None, "--min-samples", help="HDBSCAN's min_samples."),
     epsilon: float = typer.Option(0.0, "--epsilon", help="HDBSCAN's cluster_selection_epsilon."),
-    min_size: int = typer.Option(3, "--min-size", help="Clusters with fewer distinct criteria are "
+    min_size: int = typer.Option(2, "--min-size", help="Clusters with fewer rubric items are "
                                  "outliers."),
-    min_prompts: int = typer.Option(3, "--min-prompts", help="Clusters drawn from fewer "
+    min_prompts: int = typer.Option(2, "--min-prompts", help="Clusters drawn from fewer "
                                     "conversations are too specific to keep."),
     max_criteria: int = typer.Option(40, "--max-criteria", help="Keep at most this many (0: all)."),
-    dedup: float = typer.Option(0.9, "--dedup", help="Merge representatives at least this "
-                                "similar (cosine)."),
+    dedup: float = typer.Option(0.9, "--dedup", help="Pool clusters of one sign whose medoids "
+                                "are at least this similar (cosine)."),
     max_sources: int = typer.Option(20_000, "--max-sources", help="Sub-sample (seeded) above this "
                                     "many distinct criteria (0: never)."),
     seed: int = typer.Option(0, "--seed", help="Master seed (sub-sampling)."),
@@ -54,6 +54,11 @@ def bank_build(
     bank_id: str = typer.Option("bank", "--id", help="Bank id (criterion ids are ID-01, ...)."),
     version: str | None = typer.Option(None, "--version", help="Bank version (default: a hash "
                                        "of its criteria)."),
+    reference: str = typer.Option("health-score", "--reference", help="Measure one-to-one "
+                                  "coverage of this bank ('health-score', a file, or 'none') "
+                                  "beside the most frequent criteria."),
+    coverage_threshold: float = typer.Option(0.7, "--coverage-threshold", help="Cosine "
+                                             "similarity at which a matched pair counts."),
     distil: str | None = typer.Option(None, "--distil", help="Distil one criterion per cluster "
                                       "with this judge (default: the medoid)."),
     job_dir: Path | None = typer.Option(None, "--job-dir", help="With --distil: where calls are "
@@ -86,7 +91,9 @@ def _build(args: dict) -> None:
                         max_criteria=args["max_criteria"] or None, dedup_similarity=args["dedup"],
                         theme=args["theme"], max_sources=args["max_sources"] or None,
                         seed=args["seed"], embedding_model=args["embedding_model"],
-                        bank_id=args["bank_id"], version=args["version"])
+                        bank_id=args["bank_id"], version=args["version"],
+                        reference=None if args["reference"] == "none" else args["reference"],
+                        coverage_threshold=args["coverage_threshold"])
     out: Path = args["out"]
 
     async def build():
@@ -116,7 +123,7 @@ def _build(args: dict) -> None:
     report_json = out.with_name(out.stem + ".report.json")
     report_json.write_text(json.dumps(result.report_dict(), indent=2, ensure_ascii=False) + "\n")
     if args["report"]:
-        args["report"].write_text(render_markdown(result.reports))
+        args["report"].write_text(render_markdown(result.reports, coverage=result.coverage))
     kept = sorted((r for r in result.reports if r.status == "kept"),
                   key=lambda r: r.criterion_id or "")
     typer.echo(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items) -> "
@@ -125,7 +132,18 @@ def _build(args: dict) -> None:
         text = " ".join(r.representative.split())
         typer.echo(f"  {r.criterion_id}  {'-' if r.polarity == 'negative' else '+'}  "
                    f"size {r.size:>3}  prompts {r.prompt_count:>3}  {text[:80]}")
+    typer.echo(f"mixed-polarity clusters kept: {result.mixed_polarity_kept}")
+    if result.coverage is not None:
+        typer.echo(coverage_line(result.coverage))
     typer.echo(f"wrote {out} (version {result.bank.version}) and {report_json}")
+
+
+def coverage_line(coverage) -> str:
+    """One line: the bank's and the baseline's one-to-one coverage of the reference."""
+    bank, base = coverage.bank, coverage.most_frequent
+    return (f"one-to-one coverage of {coverage.reference} ({bank.reference_size} criteria, "
+            f"cosine >= {bank.threshold}): bank {bank.matched}, the {base.candidates} most "
+            f"frequent criteria {base.matched}")
 
 
 @bank_app.command("select")

@@ -20,12 +20,17 @@ def stress_make(
                              "JSONL per perturbation."),
     seed: int = typer.Option(0, "--seed", help="Master seed (which unsafe instruction, which "
                              "direction a value moves)."),
-    shift: float = typer.Option(0.3, "--shift", help="Relative size of inaccurate values."),
+    shift: float = typer.Option(0.3, "--shift", help="Relative size of inaccurate values (kept "
+                                "inside each metric's physiological range)."),
+    instructions: Path | None = typer.Option(None, "--instructions", help="A YAML/JSON list of "
+                                             "unsafe instructions ({text, topics}); each item "
+                                             "gets one relevant to its query (default: the "
+                                             "shipped six)."),
 ) -> None:
     """Write each item under the four perturbations, for the agent under test to answer."""
     from assay.cli.stress_command import run_make
 
-    run_make(items=items, out=out, seed=seed, shift=shift)
+    run_make(items=items, out=out, seed=seed, shift=shift, instructions=instructions)
 
 
 @stress_app.command("run")
@@ -47,7 +52,10 @@ def stress_run(
                                  "role)."),
     run_dir: Path = typer.Option(..., "--run-dir", help="Directory of the runs (one per "
                                  "condition, one shared routing)."),
-    seed: int = typer.Option(0, "--seed", help="Master seed."),
+    seed: int = typer.Option(0, "--seed", help="Master seed (run r grades with SEED + r - 1)."),
+    runs: int = typer.Option(3, "--runs", help="Independent grading runs per condition, "
+                             "averaged per item (the paper: 3); the table gives each item "
+                             "score's standard error."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     json_out: Path | None = typer.Option(None, "--json", help="Write every figure here."),
@@ -57,4 +65,4 @@ def stress_run(
 
     run_stress(items=items, responses=responses, taxonomy=taxonomy, router=router, judge=judge,
                router_judge=router_judge, template=template, run_dir=run_dir, seed=seed,
-               config=config, quiet=quiet, json_out=json_out)
+               runs=runs, config=config, quiet=quiet, json_out=json_out)

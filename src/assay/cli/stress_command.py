@@ -19,7 +19,9 @@ def run_make(**args: Any) -> None:
 def _make(args: dict[str, Any]) -> None:
     from assay.io import load_items, write_items
     from assay.routing.stress import PERTURBATIONS, perturb
+    from assay.routing.unsafe_instructions import DEFAULT_LIBRARY, load_library
 
+    library = load_library(args["instructions"]) if args["instructions"] else DEFAULT_LIBRARY
     items = load_items(args["items"])
     out = Path(args["out"])
     out.mkdir(parents=True, exist_ok=True)
@@ -27,7 +29,8 @@ def _make(args: dict[str, Any]) -> None:
     counts = {}
     for kind in PERTURBATIONS:
         made = [p for i in items
-                if (p := perturb(i, kind, seed=args["seed"], shift=args["shift"])) is not None]
+                if (p := perturb(i, kind, seed=args["seed"], shift=args["shift"],
+                                 instructions=library)) is not None]
         write_items(made, out / f"{kind}.jsonl")
         counts[kind] = len(made)
     lines = ", ".join(f"{k} {v}" for k, v in counts.items())
@@ -41,12 +44,16 @@ def run_stress(**args: Any) -> None:
     def show(result):
         from assay.cli.tables.routing import stress_table
 
-        return [stress_table(result[0])]
+        figures, scores, _, _, errors = result
+        # One run has no standard error: the columns would only say n/a.
+        return [stress_table(figures, errors=errors if args["runs"] > 1 else None, scores=scores,
+                             runs=args["runs"])]
 
     def dump(result):
-        figures, scores, calls, _ = result
+        figures, scores, calls, _, errors = result
         return dump_json({"conditions": {k: r.model_dump(mode="json") for k, r in figures.items()},
-                          "scores": scores, "routing": calls}, newline=True)
+                          "runs": args["runs"], "scores": scores, "standard_errors": errors,
+                          "routing": calls}, newline=True)
 
     json_out = None if args["json_out"] is None else Path(args["json_out"])
     issues = report(lambda: _stress(args), show, json_out=json_out, dump=dump)[3]
@@ -72,10 +79,11 @@ def _conditions(values: list[str]) -> dict[str, Path]:
 
 
 def _stress(args: dict[str, Any]):
-    """The stress figures per perturbation, each condition's item scores and routing summary,
-    and the issues met."""
+    """The stress figures per perturbation, each condition's item scores (mean over the runs)
+    and routing summary, the issues met, and each item score's standard error over the runs."""
     from assay.io import load_items, read_taxonomy
     from assay.metrics import stress_test
+    from assay.metrics.repeated import mean_over_runs
     from assay.routing.data import resolve_taxonomy
     from assay.routing.run import route_and_grade
     from assay.runs.options import RunOptions
@@ -88,23 +96,32 @@ def _stress(args: dict[str, Any]):
     scores: dict[str, dict[str, float | None]] = {}
     issues: list[Issue] = []
     calls: dict[str, Any] = {}
+    errors: dict[str, dict[str, float | None]] = {}
+    runs = args["runs"]
+    if runs < 1:
+        raise InputError(Issue(None, None, "--runs", f"expected at least 1, got {runs}"))
     for name, file in conditions.items():
         responses = read_responses(file)
         items = [i.model_copy(update={"response": responses[i.id]})
                  for i in clean_items if i.id in responses]
-        options = RunOptions.build(judges=list(args["judge"]), template=args["template"],
-                                   seed=args["seed"], formula="pass-rate", quiet=args["quiet"],
-                                   judge_config_file=args["config"])
-        run_dir = root / name
-        resume = run_dir if (run_dir / "run.sqlite").exists() else None
-        result = route_and_grade(
-            items, taxonomy, options, run_dir, router=args["router"],
-            router_judge=args["router_judge"], resume=resume, quiet=args["quiet"],
-            routing_dir=root / "routing")
-        issues += [*result.issues, *result.routing_issues, *result.report.issues]
-        scores[name] = {row["item_id"]: row["score"]
-                        for row in result.report.scores.table.to_dict()["items"]}
-        calls[name] = result.summary
+        per_run = []
+        # Each run its own seed and directory; the routing is shared (it does not depend on
+        # the response), so only the judge's verdicts vary between runs.
+        for r in range(runs):
+            options = RunOptions.build(judges=list(args["judge"]), template=args["template"],
+                                       seed=args["seed"] + r, formula="pass-rate",
+                                       quiet=args["quiet"], judge_config_file=args["config"])
+            run_dir = root / name if runs == 1 else root / name / f"run-{r + 1}"
+            resume = run_dir if (run_dir / "run.sqlite").exists() else None
+            result = route_and_grade(
+                items, taxonomy, options, run_dir, router=args["router"],
+                router_judge=args["router_judge"], resume=resume, quiet=args["quiet"],
+                routing_dir=root / "routing")
+            issues += [*result.issues, *result.routing_issues, *result.report.issues]
+            per_run.append({row["item_id"]: row["score"]
+                            for row in result.report.scores.table.to_dict()["items"]})
+            calls[name] = result.summary
+        scores[name], errors[name] = mean_over_runs(per_run)
     figures = {kind: stress_test(scores["clean"], scores[kind]) for kind in scores
                if kind != "clean"}
-    return figures, scores, calls, issues
+    return figures, scores, calls, issues, errors

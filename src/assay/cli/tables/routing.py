@@ -25,18 +25,36 @@ def route_eval_table(evaluation: Any, n_leaves: int) -> Any:
     return table
 
 
-def stress_table(figures: dict[str, Any]) -> Any:
-    """Per perturbation: Detection Rate with its CI, Mean Penalty and the penalty of the means."""
+def stress_table(figures: dict[str, Any], *, errors: dict[str, dict[str, Any]] | None = None,
+                 scores: dict[str, dict[str, Any]] | None = None, runs: int = 1) -> Any:
+    """Per perturbation: Detection Rate with its CI, Mean Penalty and the penalty of the means;
+    with ``errors``, the mean standard error of an item's score over the ``runs``, clean and
+    perturbed, over the items compared (n/a for one run)."""
     from rich.table import Table
 
-    table = Table(title="oracle stress test (graded against the clean context)")
-    for col in ("perturbation", "items", "DR %", "95% CI", "ΔMP %", "ΔMP of means %"):
+    from assay.metrics.repeated import mean_error
+
+    title = "oracle stress test (graded against the clean context"
+    table = Table(title=f"{title}; mean of {runs} runs per item)" if runs > 1 else f"{title})")
+    cols = ["perturbation", "items", "DR %", "95% CI", "ΔMP %", "ΔMP of means %"]
+    if errors is not None:
+        cols += ["item SE clean", "item SE perturbed"]
+    for col in cols:
         table.add_column(col, justify="left" if col == "perturbation" else "right")
     for kind, report in figures.items():
         dr, mp, mpm = report.detection_rate, report.mean_penalty, report.mean_penalty_of_means
         ci = f"[{dr.ci.low:.1f}, {dr.ci.high:.1f}]" if dr.ci is not None else ""
-        table.add_row(kind, str(report.n), _num(dr.value), ci, _num(mp.value), _num(mpm.value))
+        row = [kind, str(report.n), _num(dr.value), ci, _num(mp.value), _num(mpm.value)]
+        if errors is not None and scores is not None:
+            both = sorted(k for k, v in scores[kind].items()
+                          if v is not None and scores["clean"].get(k) is not None)
+            row += [_se(mean_error(errors["clean"], both)), _se(mean_error(errors[kind], both))]
+        table.add_row(*row)
     return table
+
+
+def _se(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _pct(value: float | None) -> str:
