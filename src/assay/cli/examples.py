@@ -122,7 +122,7 @@ EXAMPLES: tuple[Example, ...] = (
             f"--responses inaccurate_user_data={TAX}/responses-inaccurate_user_data.jsonl",
             fake=f"--stages {TAX}/fake-stages.yaml"),
     # Seed 004: Health-SCORE
-    Example("bank build", f"assay bank build {HB} --out bank.yaml --min-size 2 --min-prompts 2"),
+    Example("bank build", f"assay bank build {HB} --out bank.yaml"),
     Example("bank show", "assay bank show health-score"),
     Example("bank select",
             f"assay bank select {HB} --judge openai:gpt-4.1-mini "
