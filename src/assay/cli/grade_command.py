@@ -19,6 +19,13 @@ EXIT_INCOMPLETE = 4
 
 
 def run_grade(**args: Any) -> None:
+    from assay.runs.repeats import is_study
+
+    if args["repeats"] > 1 or (args["resume"] is not None and is_study(args["resume"])):
+        from assay.cli.grade_repeats import run_repeats
+
+        run_repeats(args, _options, _source, _check_outputs)
+        return
     try:
         result = _grade(args)
     except (AssayError, OSError, ValueError) as exc:

@@ -70,6 +70,9 @@ class GradingConfig:
     shuffle: bool = True
     seed: int = 0
     few_shot: FewShot | None = None
+    # which repeat of a consistency study (assay grade --repeats) this run is, from 0: its calls
+    # are sent as JudgeRequest.sample, so they are new draws (own cache key, judge seed + repeat)
+    repeat: int = 0
 
     def __post_init__(self) -> None:
         if self.mode not in ("per-criterion", "per-item"):
@@ -96,6 +99,7 @@ class GradingConfig:
             "shuffle": self.shuffle,
             "seed": self.seed,
             "few_shot": None if not self.few_shot else vars(self.few_shot).copy(),
+            **({"repeat": self.repeat} if self.repeat else {}),  # a plain run's hash unchanged
         }
 
     def _slots(self) -> tuple[str, ...]:
@@ -134,6 +138,7 @@ class PlannedCall:
     strict_bool: bool = False
     bracket: bool = False  # a "Reason: ... [1]" reply (RubricsTree's auditor), not a verdict
     schema_name: str | None = None  # None: "verdict" / "verdicts"
+    sample: int = 0  # the run's repeat (GradingConfig.repeat): its own cache key and judge seed
 
     @property
     def criterion_ids(self) -> tuple[str, ...]:
@@ -236,7 +241,8 @@ class Grader:
                 criteria=tuple(criteria),
                 messages=item_messages(template, item, criteria, rubric=rubric, perms=perms),
                 schema=schemas.per_item_schema(list(criteria)),
-                template_version=template.version, perms=perms, per_item=True)]
+                template_version=template.version, perms=perms, per_item=True,
+                sample=self.config.repeat)]
         calls = []
         # HealthBench's one template serves every criterion: render the conversation once
         shared = self._templates["all"] if self.config.healthbench else None
@@ -262,7 +268,7 @@ class Grader:
                 schema=None if hb else schemas.criterion_schema(c),
                 template_version=template.version,
                 perms={c.id: perm} if perm is not None else {},
-                strict_bool=hb))
+                strict_bool=hb, sample=self.config.repeat))
         return calls
 
     def _bracket_call(self, template: Template, item: Item, c: Criterion, rubric: Rubric,
@@ -271,7 +277,7 @@ class Grader:
             key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
             messages=criterion_messages(template, item, c, rubric=rubric),
             schema=schemas.bracket_schema(), template_version=template.version, perms={},
-            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME)
+            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME, sample=self.config.repeat)
 
     def _examples(self, criterion: Criterion, item_id: str) -> list[Example]:
         if not self.config.few_shot or not self.config.few_shot.n:
