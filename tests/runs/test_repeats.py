@@ -116,3 +116,21 @@ def test_a_plain_runs_config_does_not_change_with_the_repeat_setting():
 
     assert "repeat" not in GradingConfig().to_dict()
     assert GradingConfig(repeat=2).to_dict()["repeat"] == 2
+
+
+def test_a_role_header_opens_the_system_message_of_every_judge_call(tmp_path, inputs):
+    role = tmp_path / "bioethicist.txt"
+    role.write_text("### ROLE: MEDICAL BIOETHICIST\n")
+    with FakeJudgeServer.run_in_thread(policy=steady) as server:
+        out = grade(inputs, server, tmp_path / "run", "--role", f"@{role}")
+        assert out.exit_code == 0, out.output
+        graded = [r for r in server.requests if r["criterion_id"] is not None]
+    assert len(graded) == CALLS_PER_RUN
+    assert all(r["body"]["messages"][0]["role"] == "system" and r["body"]["messages"][0]
+               ["content"].startswith("### ROLE: MEDICAL BIOETHICIST\n\nYou are") for r in graded)
+
+
+def test_a_missing_role_file_is_named(tmp_path, inputs):
+    with FakeJudgeServer.run_in_thread(policy=steady) as server:
+        out = grade(inputs, server, tmp_path / "run", "--role", f"@{tmp_path / 'none.txt'}")
+    assert out.exit_code == 1 and "none.txt" in out.output and "--role" in out.output

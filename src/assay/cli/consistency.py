@@ -47,7 +47,7 @@ def consistency(
             raise InputError(Issue(None, None, "RUNS", "give a study, run directories or --sweep"))
         options = {"min_alpha": min_alpha, "seed": seed, "n_resamples": n_bootstrap}
         main = runs_consistency(study_runs(runs), **options) if runs else None
-        levels: dict[str, dict] = {}
+        levels = {}  # factor -> level -> report
         for factor, level, study in map(parse_sweep, sweep):
             levels.setdefault(factor, {})[level] = runs_consistency(study_runs([study]),
                                                                     **options)

@@ -39,6 +39,9 @@ def grade(
     unbalanced: bool = typer.Option(False, "--few-shot-unbalanced",
                                     help="Draw examples without balancing verdicts."),
     seed: int = typer.Option(0, "--seed", help="Master seed (shuffles, few-shot, bootstrap)."),
+    role: str | None = typer.Option(
+        None, "--role", help="An evaluator role header (text, or @FILE), sent as the system "
+        "message of every judge call, e.g. one of RubricsTree's five roles."),
     repeats: int = typer.Option(
         1, "--repeats", min=1, help="Grade the items R times, each a run with its own recorded "
         "seed (RUN_DIR/repeat-1..R, repeats.json), then report each judge's consistency with "
