@@ -107,3 +107,22 @@ def test_a_sweep_gives_one_table_per_factor_with_a_row_per_level(studies):
 def test_a_bad_sweep_names_the_option():
     out = CliRunner().invoke(app, ["consistency", "--sweep", "temperature"])
     assert out.exit_code == 1 and "--sweep" in out.output and "FACTOR=LEVEL=STUDY" in out.output
+
+
+def test_a_scenario_sweep_splits_a_study_by_the_items_tag(tmp_path, studies):
+    out = CliRunner().invoke(app, ["consistency", str(studies[0]), "--by-tag", "theme",
+                                   "--json", str(tmp_path / "c.json")])
+    assert out.exit_code == 0, out.output
+    assert "Sweep: scenario (theme)" in out.output
+    levels = json.loads((tmp_path / "c.json").read_text())["sweep"]["scenario (theme)"]
+    assert sorted(levels) == ["emergency", "hedging"]
+
+
+def test_each_scenario_is_computed_on_its_items_alone(studies):
+    from assay.metrics.consistency import runs_consistency, scenarios
+
+    runs = [studies[0] / "repeat-1", studies[0] / "repeat-2"]
+    groups = scenarios(runs[0], "theme")
+    assert groups == {"emergency": {"q1", "q3", "q5"}, "hedging": {"q0", "q2", "q4"}}
+    [judge] = runs_consistency(runs, items=groups["hedging"]).judges.values()
+    assert set(judge.items) == {"q0", "q2", "q4"}

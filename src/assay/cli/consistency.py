@@ -24,6 +24,9 @@ def consistency(
         [], "--sweep", help="FACTOR=LEVEL=STUDY: a study graded at one level of a factor, e.g. "
         "temperature=0.7=runs/t07 or role=auditor=runs/auditor; repeat for every level (one "
         "table per factor)."),
+    by_tag: str | None = typer.Option(
+        None, "--by-tag", help="Scenario sweep: a table over the values of the items' TAG:VALUE "
+        "tags (e.g. theme), each computed on its items alone."),
     min_alpha: float = typer.Option(
         MIN_SELF_AGREEMENT, "--min-self-agreement", min=-1.0, max=1.0,
         help="Flag a judge whose Krippendorff's α across its own runs is below this."),
@@ -45,12 +48,21 @@ def consistency(
 
         if not runs and not sweep:
             raise InputError(Issue(None, None, "RUNS", "give a study, run directories or --sweep"))
+        if by_tag is not None and not runs:
+            raise InputError(Issue(None, None, "--by-tag", "give the study to split by tag"))
         options = {"min_alpha": min_alpha, "seed": seed, "n_resamples": n_bootstrap}
         main = runs_consistency(study_runs(runs), **options) if runs else None
         levels = {}  # factor -> level -> report
         for factor, level, study in map(parse_sweep, sweep):
             levels.setdefault(factor, {})[level] = runs_consistency(study_runs([study]),
                                                                     **options)
+        if by_tag is not None:
+            from assay.metrics.consistency import scenarios
+
+            run_dirs = study_runs(runs)
+            levels[f"scenario ({by_tag})"] = {
+                value: runs_consistency(run_dirs, items=ids, **options)
+                for value, ids in scenarios(run_dirs[0], by_tag).items()}
         return main, levels
 
     def show(result):

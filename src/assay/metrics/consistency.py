@@ -28,7 +28,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,10 +181,12 @@ def runs_consistency(
     min_alpha: float = DEFAULT_MIN_SELF_ALPHA,
     seed: int = 0,
     n_resamples: int = 1000,
+    items: Collection[str] | None = None,
 ) -> ConsistencyReport:
     """:func:`consistency` of stored runs (``assay grade --run-dir``; two or more, each
     labelled by its directory's name), scored as the first run was configured (formula,
-    abstention), on the rubrics stored with each run."""
+    abstention), on the rubrics stored with each run; ``items``: only these item ids (a
+    scenario)."""
     from assay.metrics.sources import open_run, run_rubrics, run_verdicts
     from assay.runs.results import Scoring
 
@@ -200,7 +202,7 @@ def runs_consistency(
     criteria: dict[str, Sequence[Criterion]] = {}
     runs: dict[str, list[Verdict]] = {}
     for label, path in zip(labels, run_dirs, strict=True):
-        runs[label] = run_verdicts(Path(path))
+        runs[label] = [v for v in run_verdicts(Path(path)) if items is None or v.item_id in items]
         for item_id, rubric in run_rubrics(Path(path)).per_item.items():
             criteria.setdefault(item_id, rubric.criteria)
     return consistency(runs, criteria, formula=scoring.formula, abstention=scoring.abstention,
@@ -211,3 +213,22 @@ def _labels(paths: Sequence[Path]) -> list[str]:
     """Each run's directory name, or its path where two names clash."""
     names = [p.name for p in paths]
     return names if len(set(names)) == len(names) else [str(p) for p in paths]
+
+
+def scenarios(run_dir: str | Path, tag: str) -> dict[str, set[str]]:
+    """The items of a run grouped by the value of their ``TAG:VALUE`` tags (e.g. ``theme`` for
+    HealthBench's ``theme:emergency_referrals``); items without one are under ``(none)``.
+
+    An item with two values of the tag is in both groups."""
+    from assay.metrics.sources import open_run
+
+    groups: dict[str, set[str]] = {}
+    store = open_run(run_dir)
+    try:
+        for _, item, _ in store.iter_items():
+            values = [t.split(":", 1)[1] for t in item.tags if t.startswith(f"{tag}:")]
+            for value in values or ["(none)"]:
+                groups.setdefault(value, set()).add(item.id)
+    finally:
+        store.close()
+    return dict(sorted(groups.items()))
