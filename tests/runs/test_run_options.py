@@ -32,7 +32,8 @@ BASE = {"judges": ["vllm:a"], "rubric": RUBRIC}
 CHANGED = {"judges": ["vllm:b"], "weights": [2.0], "rubric": OTHER_RUBRIC, "mode": "per-item",
            "templates": {"binary": "auditor"}, "shuffle": False, "seed": 7,
            "few_shot": FewShot(n=2), "aggregation": "any", "abstention": "zero",
-           "formula": "pass-rate", "max_reasks": 3}
+           "formula": "pass-rate", "max_reasks": 3, "repeat": 1,
+           "role": "You are a Medical Bioethicist."}
 PATHS = {"rubric_path", "few_shot_items", "few_shot_labels"}
 OPERATIONAL = {"run_dir": "elsewhere", "budget_usd": 1.5, "concurrency": 3,
                "cache_path": "cache.sqlite", "quiet": False, "judge_config_file": "assay.toml",

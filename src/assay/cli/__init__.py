@@ -14,6 +14,7 @@ from assay.cli import agreement as _agreement  # noqa: F401  agreement, compare
 from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, show
 
 # Importing a command module registers its commands; keep these imports light.
+from assay.cli import consistency as _consistency  # noqa: F401  consistency
 from assay.cli import data as _data  # noqa: F401  data fetch, data list
 from assay.cli import eval as _eval  # noqa: F401  eval
 from assay.cli import files as _files  # noqa: F401  validate, convert, schema

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from assay.cli.app import app
+from assay.cli.consistency import MIN_SELF_AGREEMENT
 
 
 @app.command()
@@ -41,6 +42,17 @@ def grade(
     unbalanced: bool = typer.Option(False, "--few-shot-unbalanced",
                                     help="Draw examples without balancing verdicts."),
     seed: int = typer.Option(0, "--seed", help="Master seed (shuffles, few-shot, bootstrap)."),
+    role: str | None = typer.Option(
+        None, "--role", help="An evaluator role header (text, or @FILE), sent as the system "
+        "message of every judge call, e.g. one of RubricsTree's five roles."),
+    repeats: int = typer.Option(
+        1, "--repeats", min=1, help="Grade the items R times, each a run with its own recorded "
+        "seed (RUN_DIR/repeat-1..R, repeats.json), then report each judge's consistency with "
+        "itself (resume the whole study with --resume RUN_DIR)."),
+    min_self_agreement: float = typer.Option(
+        MIN_SELF_AGREEMENT, "--min-self-agreement", min=-1.0, max=1.0,
+        help="With --repeats: flag a judge whose α across its own runs is below this "
+        "(exit 6)."),
     protocol: str = typer.Option(
         "assay", "--protocol", help="assay | simple-evals: with --healthbench, send "
         "simple-evals' exact grader request and re-send it until it parses (at most "

@@ -19,6 +19,13 @@ EXIT_INCOMPLETE = 4
 
 
 def run_grade(**args: Any) -> None:
+    from assay.runs.repeats import is_study
+
+    if args["repeats"] > 1 or (args["resume"] is not None and is_study(args["resume"])):
+        from assay.cli.grade_repeats import run_repeats
+
+        run_repeats(args, _options, _source, _check_outputs)
+        return
     try:
         result = _grade(args)
     except (AssayError, OSError, ValueError) as exc:
@@ -39,8 +46,24 @@ def _options(args: dict[str, Any]):
         raise InputError(Issue(None, None, "--judge", "give at least one judge spec"))
     few = FewShot(n=args["few_shot"], balance=not args["unbalanced"],
                   include_reason=args["few_shot_reasons"]) if args["few_shot"] else None
+    args = {**args, "role": role_text(args.get("role"))}
     return RunOptions.build(template=args["template"], healthbench=args["healthbench"],
                             few_shot=few, **_fields(args, RunOptions.model_fields))
+
+
+def role_text(role: str | None) -> str | None:
+    """``--role``: the header itself, or ``@FILE``'s text (an InputError names a missing or
+    empty file)."""
+    if role is None or not role.startswith("@"):
+        return role
+    path = Path(role[1:])
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise InputError(Issue(str(path), None, "--role", f"cannot read: {exc.strerror or exc}"))
+    if not text:
+        raise InputError(Issue(str(path), None, "--role", "the role file is empty"))
+    return text
 
 
 def _fields(args: dict[str, Any], names: Any) -> dict[str, Any]:

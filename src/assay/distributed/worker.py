@@ -4,7 +4,7 @@ its own handle on the shared response cache. It never sees the run store.
 Requests and replies cross process boundaries as plain tuples (cheap to pickle, no class
 identity to agree on between driver and worker):
 
-* a request is ``(messages, schema, schema_name, template_version)``;
+* a request is ``(messages, schema, schema_name, template_version, sample)``;
 * a reply is :func:`reply_to_wire` of a :class:`~assay.judges.types.JudgeReply`.
 
 Example (without Ray: the class is plain Python until the pool wraps it with ``ray.remote``):
@@ -22,12 +22,13 @@ from typing import Any
 
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
 
-WireRequest = tuple[tuple[dict[str, Any], ...], dict[str, Any] | None, str, str]
+WireRequest = tuple[tuple[dict[str, Any], ...], dict[str, Any] | None, str, str, int]
 WireReply = tuple
 
 
 def request_to_wire(request: JudgeRequest) -> WireRequest:
-    return (request.messages, request.schema, request.schema_name, request.template_version)
+    return (request.messages, request.schema, request.schema_name, request.template_version,
+            request.sample)
 
 
 def reply_to_wire(reply: JudgeReply) -> WireReply:
@@ -61,7 +62,7 @@ class JudgeWorker:
 
     async def ask_batch(self, judge_id: str, requests: list[WireRequest]) -> list[WireReply]:
         judge = self._judges[judge_id]
-        replies = await asyncio.gather(*(judge.ask(JudgeRequest(*r)) for r in requests))
+        replies = await asyncio.gather(*(judge.ask(JudgeRequest(*r[:4], sample=r[4])) for r in requests))
         if self._cache is not None:
             self._cache.flush()  # a worker killed later keeps what it has answered
         return [reply_to_wire(r) for r in replies]

@@ -30,7 +30,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -70,6 +70,12 @@ class GradingConfig:
     shuffle: bool = True
     seed: int = 0
     few_shot: FewShot | None = None
+    # which repeat of a consistency study (assay grade --repeats) this run is, from 0: its calls
+    # are sent as JudgeRequest.sample, so they are new draws (own cache key, judge seed + repeat)
+    repeat: int = 0
+    # an evaluator role (e.g. one of RubricsTree's P3a-e headers): sent as a system message
+    # before every call's own messages (None: the templates alone)
+    role: str | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in ("per-criterion", "per-item"):
@@ -96,6 +102,8 @@ class GradingConfig:
             "shuffle": self.shuffle,
             "seed": self.seed,
             "few_shot": None if not self.few_shot else vars(self.few_shot).copy(),
+            **({"repeat": self.repeat} if self.repeat else {}),  # a plain run's hash unchanged
+            **({"role": self.role} if self.role else {}),
         }
 
     def _slots(self) -> tuple[str, ...]:
@@ -134,6 +142,7 @@ class PlannedCall:
     strict_bool: bool = False
     bracket: bool = False  # a "Reason: ... [1]" reply (RubricsTree's auditor), not a verdict
     schema_name: str | None = None  # None: "verdict" / "verdicts"
+    sample: int = 0  # the run's repeat (GradingConfig.repeat): its own cache key and judge seed
 
     @property
     def criterion_ids(self) -> tuple[str, ...]:
@@ -194,6 +203,21 @@ def _plain_messages_json(messages: Sequence[Any]) -> bytes | None:
 _KEY_JSON: dict[str, bytes] = {}  # "role" -> b'"role": ' (message keys are a handful of words)
 
 
+def with_role(messages: Sequence[dict[str, str]], role: str) -> tuple[dict[str, str], ...]:
+    """``messages`` under an evaluator role: the role as the system message, before a system
+    message the template has.
+
+    >>> with_role([{"role": "user", "content": "Grade this."}], "You are a bioethicist.")
+    ({'role': 'system', 'content': 'You are a bioethicist.'}, {'role': 'user', 'content': 'Grade this.'})
+    >>> with_role([{"role": "system", "content": "Reply in JSON."}], "You are an auditor.")[0]
+    {'role': 'system', 'content': 'You are an auditor.\\n\\nReply in JSON.'}
+    """
+    if messages and messages[0].get("role") == "system":
+        first = {**messages[0], "content": f"{role}\n\n{messages[0]['content']}"}
+        return (first, *messages[1:])
+    return ({"role": "system", "content": role}, *messages)
+
+
 def call_key(item_id: str, judge: str, criterion_ids: Sequence[str]) -> str:
     payload = "\x1f".join([item_id, judge, *criterion_ids]).encode()
     return hashlib.sha256(payload).hexdigest()[:32]
@@ -222,6 +246,13 @@ class Grader:
         return option_permutation(criterion, master_seed=self.config.seed, item_id=item_id, judge_id=judge)
 
     def plan(self, item: Item, rubric: Rubric, judge: str) -> list[PlannedCall]:
+        calls = self._plan(item, rubric, judge)
+        if not self.config.role:
+            return calls
+        return [replace(call, messages=with_role(call.messages, self.config.role))
+                for call in calls]
+
+    def _plan(self, item: Item, rubric: Rubric, judge: str) -> list[PlannedCall]:
         criteria = rubric.criteria
         if self.config.healthbench:
             multi = [c.id for c in criteria if c.is_multi_choice]
@@ -236,7 +267,8 @@ class Grader:
                 criteria=tuple(criteria),
                 messages=item_messages(template, item, criteria, rubric=rubric, perms=perms),
                 schema=schemas.per_item_schema(list(criteria)),
-                template_version=template.version, perms=perms, per_item=True)]
+                template_version=template.version, perms=perms, per_item=True,
+                sample=self.config.repeat)]
         calls = []
         # HealthBench's one template serves every criterion: render the conversation once
         shared = self._templates["all"] if self.config.healthbench else None
@@ -262,7 +294,7 @@ class Grader:
                 schema=None if hb else schemas.criterion_schema(c),
                 template_version=template.version,
                 perms={c.id: perm} if perm is not None else {},
-                strict_bool=hb))
+                strict_bool=hb, sample=self.config.repeat))
         return calls
 
     def _bracket_call(self, template: Template, item: Item, c: Criterion, rubric: Rubric,
@@ -271,7 +303,7 @@ class Grader:
             key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
             messages=criterion_messages(template, item, c, rubric=rubric),
             schema=schemas.bracket_schema(), template_version=template.version, perms={},
-            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME)
+            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME, sample=self.config.repeat)
 
     def _examples(self, criterion: Criterion, item_id: str) -> list[Example]:
         if not self.config.few_shot or not self.config.few_shot.n:

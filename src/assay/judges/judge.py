@@ -406,6 +406,8 @@ def request_cache_key(config: JudgeConfig, request: JudgeRequest,
     }
     if request.text:  # only then: every key of a structured request stays as it was
         fields.update(text=True, sample=request.sample)
+    elif request.sample:  # a repeat of a judge call (assay grade --repeats): a draw of its own
+        fields["sample"] = request.sample
     return cache_key(fields)
 
 

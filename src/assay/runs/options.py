@@ -89,6 +89,10 @@ class RunOptions(BaseModel):
     # re-asks of a reply that does not parse, for every judge (None: each judge's own, 2)
     max_reasks: Annotated[int | None, Field(ge=0, le=MAX_REASKS, strict=True),
                           Flag("--max-reasks")] = None
+    # which repeat of `assay grade --repeats R` this run is (0 to R-1; see assay.runs.repeats)
+    repeat: Annotated[int, Field(ge=0, strict=True), Flag("--repeats")] = 0
+    # an evaluator role header, sent as the system message of every judge call (see GradingConfig)
+    role: Annotated[str | None, Flag("--role")] = None
     # operational: how this session runs (may change on resume)
     run_dir: Annotated[str | None, _operational("--run-dir")] = None
     budget_usd: Annotated[float | None, Field(ge=0), _operational("--budget")] = None
@@ -149,7 +153,8 @@ class RunOptions(BaseModel):
     def grading_config(self) -> GradingConfig:
         """What shapes the judge calls (the ``grading`` part of the run's config)."""
         return GradingConfig(mode=self.mode, templates=self.templates, shuffle=self.shuffle,
-                             seed=self.seed, few_shot=self.few_shot)
+                             seed=self.seed, few_shot=self.few_shot, repeat=self.repeat,
+                             role=self.role)
 
     def scoring_config(self) -> dict[str, str]:
         """How votes become scores (the ``scoring`` part of the run's config)."""
