@@ -77,6 +77,10 @@ EXAMPLES: tuple[Example, ...] = (
             "assay grade examples/autorubric/charm100_sample.json --judge openai:gpt-4.1-mini "
             "--run-dir runs/charm && assay agreement runs/charm --json agreement.json",
             fake="--policy dataset:examples/autorubric/charm100_sample.json"),
+    Example("consistency",
+            "assay grade examples/autorubric/charm100_sample.json --judge openai:gpt-4.1-mini "
+            "--repeats 3 --run-dir runs/study && assay consistency runs/study",
+            fake="--policy dataset:examples/autorubric/charm100_sample.json"),
     Example("meta-eval", "assay meta-eval examples/meta-eval/rows.jsonl --to-items meta_items.jsonl"),
     # Seed 000: generation, CIA, near misses, refinement
     Example("kb build", "assay kb build examples/generate/docs --out kb --chunk-chars 400"),

@@ -43,8 +43,10 @@ def grade(
                                     help="Draw examples without balancing verdicts."),
     seed: int = typer.Option(0, "--seed", help="Master seed (shuffles, few-shot, bootstrap)."),
     role: str | None = typer.Option(
-        None, "--role", help="An evaluator role header (text, or @FILE), sent as the system "
-        "message of every judge call, e.g. one of RubricsTree's five roles."),
+        None, "--role", help="An evaluator role header opening the system message of every judge "
+        "call: one of RubricsTree's five role names (senior-medical-auditor, "
+        "medical-informaticist, medical-bioethicist, patient-wellness-advocate, alignment-coach), "
+        "any text, or @FILE."),
     repeats: int = typer.Option(
         1, "--repeats", min=1, help="Grade the items R times, each a run with its own recorded "
         "seed (RUN_DIR/repeat-1..R, repeats.json), then report each judge's consistency with "

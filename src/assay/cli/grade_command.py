@@ -52,8 +52,16 @@ def _options(args: dict[str, Any]):
 
 
 def role_text(role: str | None) -> str | None:
-    """``--role``: the header itself, or ``@FILE``'s text (an InputError names a missing or
-    empty file)."""
+    """``--role``: one of RubricsTree's five role names (the paper's header, word for word), the
+    header itself, or ``@FILE``'s text (an InputError names a missing or empty file).
+
+    >>> role_text("medical-bioethicist").splitlines()[0]
+    '### ROLE: MEDICAL BIOETHICIST & AI REVIEW BOARD MEMBER'
+    """
+    from assay.grading.auditor_roles import ROLES
+
+    if role in ROLES:
+        return ROLES[role]
     if role is None or not role.startswith("@"):
         return role
     path = Path(role[1:])
