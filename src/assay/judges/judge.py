@@ -264,8 +264,12 @@ class Judge:
 
         return run_sync(self.ask(request))
 
-    def _finish(self, request, data, raw, usage, attempts, started, failure, key) -> JudgeReply:
-        cost = self.pricing.cost(self.model, usage, self._price) if self._price else 0.0
+    def _finish(self, request, data, raw, usage, attempts, started, failure, key,
+                price_factor: float = 1.0) -> JudgeReply:
+        """The reply of a finished call, counted, costed (× ``price_factor``: batch prices
+        are half) and cached when it succeeded."""
+        cost = (self.pricing.cost(self.model, usage, self._price) * price_factor
+                if self._price else 0.0)
         self.calls += 1
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += cost

@@ -27,6 +27,7 @@ import orjson
 from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
+from assay.testing.batches import BatchScript, FakeBatches
 from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
@@ -71,6 +72,9 @@ class FakeJudgeServer:
         models: models under test, by model name (see :mod:`assay.testing.models`): a request
             naming one is answered with that script's free text; faults and latency apply;
             their log entries carry ``"stage": "model:NAME"``.
+        batches: how its batch endpoints (OpenAI Files + Batch API, Anthropic Message
+            Batches) behave: a :class:`~assay.testing.batches.BatchScript` (slow completion,
+            expiry); each batch request is answered like a live one, faults included.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -96,6 +100,7 @@ class FakeJudgeServer:
         stages: StageScript | Mapping[str, Any] | str | Path | None = None,
         rubrics: Any = None,
         models: Mapping[str, ModelScript | Mapping[str, Any]] | str | Path | None = None,
+        batches: BatchScript | None = None,
     ):
         self.policy: Policy = as_policy(policy)
         self.models = as_model_scripts(models)
@@ -120,6 +125,7 @@ class FakeJudgeServer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._count = 0
+        self.batches = FakeBatches(batches or BatchScript(), lambda: self.base_url)
 
     @property
     def base_url(self) -> str:
@@ -140,6 +146,7 @@ class FakeJudgeServer:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_get("/v1/models", self._models)
+        self.batches.routes(app)
         self._closing = asyncio.Event()
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
@@ -151,6 +158,7 @@ class FakeJudgeServer:
     async def stop(self) -> None:
         if self._closing is not None:
             self._closing.set()
+        await self.batches.aclose()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
