@@ -71,6 +71,10 @@ def _grade(args: dict[str, Any]):
     from assay.runs.options import RunOptions
     from assay.runs.runner import arun, restore
 
+    if args.get("executor") is None:  # a run that submitted batches goes on waiting for them
+        from assay.runs.batch_ledger import executor_of
+
+        args["executor"] = executor_of(args["resume"])
     if args.get("taxonomy") is not None:  # route first, then grade each item's active leaves
         from assay.cli.grade_taxonomy import grade_with_taxonomy
 

@@ -77,7 +77,7 @@ class BatchJudge:
     """A judge asking through the batch API of its wire (see the module doc)."""
 
     def __init__(self, judge: Judge, ledger: BatchLedger, *, retry: BatchRetry = "batch",
-                 poll_s: float = 30.0, gather_s: float = 0.5, max_requests: int = MAX_REQUESTS,
+                 poll_s: float = 30.0, gather_s: float = 0.25, max_requests: int = MAX_REQUESTS,
                  max_rounds: int = 3, timeout_s: float = 120.0):
         if judge.budget is not None:  # a batch is paid when it ends: nothing to reserve before
             raise ConfigError("--budget is not supported with --executor batch")
