@@ -148,7 +148,7 @@ def _dry_run(source, options, args: dict[str, Any]) -> None:
                       f"{cost.prompt_tokens:,}", f"{cost.completion_tokens:,}", usd, batch)
     table.caption = ("calls: to be sent (and paid); cached: answered by --cache; done: "
                      "finished in the resumed run; batch: with --executor batch (half price, "
-                     "within 24 h)")
+                     "results within a day)")
     stdout().print(table)
     if args["json_out"] is not None:
         stdout().print(f"wrote {args['json_out']}", highlight=False)

@@ -249,7 +249,8 @@ class BatchJudge:
         judge = self.judge
         mode = TEXT_MODE if request.text else judge.structured_mode
         body = judge._wire.build_body(judge.config, request.messages, request.schema,
-                                      request.schema_name, mode)
+                                      request.schema_name, mode,
+                                      cache_prefix=request.cache_prefix)
         if request.sample and "seed" in body:
             body["seed"] += request.sample
         return body

@@ -300,7 +300,8 @@ class Judge:
         while True:
             mode = TEXT_MODE if request.text else self._modes[0]
             body = self._wire.build_body(self.config, messages, request.schema,
-                                         request.schema_name, mode)
+                                         request.schema_name, mode,
+                                         cache_prefix=request.cache_prefix)
             if request.sample and "seed" in body:
                 body["seed"] += request.sample
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0

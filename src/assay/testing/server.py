@@ -32,6 +32,7 @@ from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
+from assay.testing.prompt_cache import PromptCache
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
 from assay.testing.stages import StageRequest, StageScript, as_stage_script
@@ -75,6 +76,9 @@ class FakeJudgeServer:
         batches: how its batch endpoints (OpenAI Files + Batch API, Anthropic Message
             Batches) behave: a :class:`~assay.testing.batches.BatchScript` (slow completion,
             expiry); each batch request is answered like a live one, faults included.
+        prompt_cache: bill prompt caching as the providers do (OpenAI: prefixes seen before,
+            automatically; Anthropic: the prefix marked ``cache_control``), from prompts of at
+            least ``prompt_cache_min_tokens`` tokens (:mod:`assay.testing.prompt_cache`).
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -101,6 +105,8 @@ class FakeJudgeServer:
         rubrics: Any = None,
         models: Mapping[str, ModelScript | Mapping[str, Any]] | str | Path | None = None,
         batches: BatchScript | None = None,
+        prompt_cache: bool = False,
+        prompt_cache_min_tokens: int = 1024,
     ):
         self.policy: Policy = as_policy(policy)
         self.models = as_model_scripts(models)
@@ -126,6 +132,7 @@ class FakeJudgeServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._count = 0
         self.batches = FakeBatches(batches or BatchScript(), lambda: self.base_url)
+        self.prompt_cache = PromptCache(prompt_cache_min_tokens) if prompt_cache else None
 
     @property
     def base_url(self) -> str:
@@ -264,6 +271,8 @@ class FakeJudgeServer:
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
         usage = self._usage(text_in, reply_text or refusal or "")
+        if self.prompt_cache is not None:
+            usage["cached_tokens"] = min(usage["prompt_tokens"], self.prompt_cache.openai(text_in))
         message = {"role": "assistant", "content": reply_text, "refusal": refusal}
         return self._chat_reply(body.get("model", "fake"), message, finish, usage)
 
@@ -300,6 +309,10 @@ class FakeJudgeServer:
             stop = "max_tokens" if finish == "length" else "end_turn"
             content = [{"type": "text", "text": out_text}]
         usage = self._usage(text_in, out_text)
+        if self.prompt_cache is not None:
+            read, written = self.prompt_cache.anthropic(body)
+            usage.update(cached_tokens=min(read, usage["prompt_tokens"]),
+                         cache_write_tokens=min(written, usage["prompt_tokens"] - read))
         return self._messages_reply(body.get("model", "fake"), content, stop, usage)
 
     async def _model_reply(self, request: web.Request, body: dict, text_in: str,
@@ -368,10 +381,11 @@ class FakeJudgeServer:
             "model": model,
             "content": content,
             "stop_reason": stop,
-            "usage": {"input_tokens": usage["prompt_tokens"] - usage["cached_tokens"],
+            "usage": {"input_tokens": usage["prompt_tokens"] - usage["cached_tokens"]
+                      - usage.get("cache_write_tokens", 0),
                       "output_tokens": usage["completion_tokens"],
                       "cache_read_input_tokens": usage["cached_tokens"],
-                      "cache_creation_input_tokens": 0},
+                      "cache_creation_input_tokens": usage.get("cache_write_tokens", 0)},
         }
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
