@@ -122,3 +122,11 @@ async def test_a_batch_judge_refuses_a_budget(serve):
     judge = make_judge(f"openai-compatible:fake-model@{server.base_url}", budget=Budget(1.0))
     with pytest.raises(ConfigError, match="--budget"):
         BatchJudge(judge, MemoryLedger())
+
+
+async def test_requests_beyond_a_batchs_size_limit_go_out_in_another_batch(serve):
+    server = await serve(policy={"c1": "MET", "c2": "UNMET", "c3": "MET"})
+    judge = batch_judge(server, max_bytes=2 * 2048 + 400)  # room for two small requests
+    replies = await ask_all(judge, ["c1", "c2", "c3"])
+    assert [r.data["verdict"] for r in replies] == ["MET", "UNMET", "MET"]
+    assert len(judge.submitted) == 2 and server.batches.created == 2

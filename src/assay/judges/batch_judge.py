@@ -1,7 +1,8 @@
 """A judge that asks through its provider's batch API (half price, results within 24 h).
 
 :class:`BatchJudge` wraps a :class:`~assay.judges.Judge` and answers the same ``ask(request)``:
-requests asked within ``gather_s`` of each other (up to ``max_requests``) go out as one batch
+requests asked within ``gather_s`` of each other (up to ``max_requests`` and about
+``max_bytes``) go out as one batch
 (:mod:`assay.judges.batch_wire`), each under its request's cache key as ``custom_id``; each
 ``ask`` returns when its batch has ended, with the reply read and parsed exactly as the live
 judge reads and parses it, costed at batch prices (:data:`~assay.judges.pricing.BATCH_PRICE_FACTOR`).
@@ -30,6 +31,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+import orjson
+
 from assay.errors import ConfigError
 from assay.judges.batch_wire import BatchError, BatchOutcome, batches_for
 from assay.judges.free_text import text_answer
@@ -47,6 +50,10 @@ from assay.logs import get_logger
 log = get_logger("assay.judges")
 BatchRetry = Literal["batch", "live"]
 MAX_REQUESTS = 50_000  # the most requests OpenAI takes in one batch (Anthropic: 100,000)
+# and the most bytes: OpenAI takes a 200 MB input file, Anthropic a 256 MB batch; a request's
+# size is counted as its messages' JSON bytes plus REQUEST_OVERHEAD for the rest of its body
+MAX_BYTES = 150 * 2**20
+REQUEST_OVERHEAD = 2048
 POLL_FAILURES = 5  # polls in a row that fail before the batch's requests fail (resume retries)
 
 
@@ -78,7 +85,7 @@ class BatchJudge:
 
     def __init__(self, judge: Judge, ledger: BatchLedger, *, retry: BatchRetry = "batch",
                  poll_s: float = 30.0, gather_s: float = 0.25, max_requests: int = MAX_REQUESTS,
-                 max_rounds: int = 3, timeout_s: float = 120.0):
+                 max_bytes: int = MAX_BYTES, max_rounds: int = 3, timeout_s: float = 120.0):
         if judge.budget is not None:  # a batch is paid when it ends: nothing to reserve before
             raise ConfigError("--budget is not supported with --executor batch")
         self.judge = judge
@@ -87,6 +94,8 @@ class BatchJudge:
         self.ledger = ledger
         self.retry, self.poll_s, self.gather_s = retry, poll_s, gather_s
         self.max_requests, self.max_rounds, self.timeout_s = max_requests, max_rounds, timeout_s
+        self.max_bytes = max_bytes
+        self._queued_bytes = 0
         self._api = batches_for(judge.config.wire)
         self._recorded = ledger.batches_of(judge.id)  # custom_id -> batch id (earlier sessions)
         self._queue: dict[str, JudgeRequest] = {}
@@ -172,7 +181,11 @@ class BatchJudge:
         return await asyncio.shield(future)
 
     def _enqueue(self, key: str, request: JudgeRequest) -> None:
+        size = sum(len(orjson.dumps(m.get("content"))) for m in request.messages) + REQUEST_OVERHEAD
+        if self._queue and self._queued_bytes + size > self.max_bytes:
+            self._flush()  # this request would make the batch too large: it starts the next
         self._queue[key] = request
+        self._queued_bytes += size
         if len(self._queue) >= self.max_requests:
             self._flush()
             return
@@ -186,7 +199,7 @@ class BatchJudge:
             self._flush_timer = None
         if not self._queue:
             return
-        queued, self._queue = self._queue, {}
+        queued, self._queue, self._queued_bytes = self._queue, {}, 0
         task = asyncio.ensure_future(self._submit(queued))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
