@@ -109,7 +109,7 @@ async def test_a_request_in_a_recorded_batch_waits_for_it_instead_of_submitting_
     ledger = MemoryLedger()
     first = batch_judge(server, ledger=ledger)
     task = asyncio.ensure_future(first.ask(request("c1")))
-    while not ledger.batches:  # submitted, then the process "dies"
+    while not ledger.kept:  # submitted, then the process "dies"
         await asyncio.sleep(0.01)
     task.cancel()
     await first.aclose()

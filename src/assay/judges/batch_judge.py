@@ -67,17 +67,36 @@ class BatchLedger(Protocol):
         """Record a batch durably (it must survive a ``kill -9`` right after)."""
 
 
-@dataclass
-class MemoryLedger:
-    """A ledger held in memory (for scripts and tests; a run uses its store)."""
+class RecordLedger:
+    """A ledger kept as a list of records ``{judge, batch_id, custom_ids, submitted_at}``;
+    subclasses say where the list is read from and written to (durably)."""
 
-    batches: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    def records(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def save(self, records: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
 
     def batches_of(self, judge_id: str) -> dict[str, str]:
-        return {c: b for j, b, ids in self.batches if j == judge_id for c in ids}
+        return {custom_id: record["batch_id"] for record in self.records()
+                if record["judge"] == judge_id for custom_id in record["custom_ids"]}
 
     def submitted(self, judge_id: str, batch_id: str, custom_ids: list[str]) -> None:
-        self.batches.append((judge_id, batch_id, list(custom_ids)))
+        self.save([*self.records(), {"judge": judge_id, "batch_id": batch_id,
+                                     "custom_ids": list(custom_ids), "submitted_at": time.time()}])
+
+
+@dataclass
+class MemoryLedger(RecordLedger):
+    """A ledger held in memory (for scripts and tests; a run or a job uses its store)."""
+
+    kept: list[dict[str, Any]] = field(default_factory=list)
+
+    def records(self) -> list[dict[str, Any]]:
+        return list(self.kept)
+
+    def save(self, records: list[dict[str, Any]]) -> None:
+        self.kept = list(records)
 
 
 class BatchJudge:

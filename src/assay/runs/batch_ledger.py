@@ -18,17 +18,17 @@ Example:
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
+from assay.judges.batch_judge import RecordLedger
 from assay.runs.options import Executor
 from assay.runs.store import RunStore
 
 META_KEY = "batches"
 
 
-class RunBatchLedger:
+class RunBatchLedger(RecordLedger):
     """A :class:`~assay.judges.batch_judge.BatchLedger` in a run's store."""
 
     def __init__(self, store: RunStore):
@@ -38,14 +38,7 @@ class RunBatchLedger:
         """Every batch submitted for the run, oldest first."""
         return list(json.loads(self.store.meta(META_KEY) or "[]"))
 
-    def batches_of(self, judge_id: str) -> dict[str, str]:
-        return {custom_id: record["batch_id"] for record in self.records()
-                if record["judge"] == judge_id for custom_id in record["custom_ids"]}
-
-    def submitted(self, judge_id: str, batch_id: str, custom_ids: list[str]) -> None:
-        records = self.records()
-        records.append({"judge": judge_id, "batch_id": batch_id, "custom_ids": list(custom_ids),
-                        "submitted_at": time.time()})
+    def save(self, records: list[dict[str, Any]]) -> None:
         self.store.set_meta(META_KEY, records)
         self.store.commit()  # now, with the calls finished so far: it must survive a kill -9
 
