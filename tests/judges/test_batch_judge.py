@@ -130,3 +130,28 @@ async def test_requests_beyond_a_batchs_size_limit_go_out_in_another_batch(serve
     replies = await ask_all(judge, ["c1", "c2", "c3"])
     assert [r.data["verdict"] for r in replies] == ["MET", "UNMET", "MET"]
     assert len(judge.submitted) == 2 and server.batches.created == 2
+
+
+class ForgetfulLedger(MemoryLedger):
+    """A ledger whose session "dies" after the batch was created, before its id was recorded."""
+
+    def submitted(self, judge_id, batch_id, custom_ids, submission=None):
+        raise asyncio.CancelledError
+
+
+async def test_an_openai_batch_created_but_never_recorded_is_found_by_its_metadata(serve):
+    server = await serve(batches=BatchScript(complete_after_s=0.2))
+    ledger = ForgetfulLedger()
+    first = batch_judge(server, ledger=ledger)
+    task = asyncio.ensure_future(first.ask(request("c1")))
+    while server.batches.created == 0:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    task.cancel()
+    await first.aclose()
+    assert ledger.unresolved(first.id)  # the intent, without a batch id
+    again = MemoryLedger(kept=ledger.records())
+    [reply] = await ask_all(batch_judge(server, ledger=again), ["c1"])
+    assert reply.ok and server.batches.created == 1
+    [record] = again.records()  # the intent now holds the batch the server made
+    assert record["batch_id"] == next(iter(server.batches.batches))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -58,13 +59,21 @@ POLL_FAILURES = 5  # polls in a row that fail before the batch's requests fail (
 
 
 class BatchLedger(Protocol):
-    """Where submitted batches are kept, so that a resumed run finds them."""
+    """Where submitted batches are kept, so that a resumed run finds them. Every write must be
+    durable when it returns (it must survive a ``kill -9`` right after)."""
 
     def batches_of(self, judge_id: str) -> dict[str, str]:
         """``custom_id → batch id`` of every batch submitted for ``judge_id`` (the latest)."""
 
-    def submitted(self, judge_id: str, batch_id: str, custom_ids: list[str]) -> None:
-        """Record a batch durably (it must survive a ``kill -9`` right after)."""
+    def intended(self, judge_id: str, submission: str, custom_ids: list[str]) -> None:
+        """Record that a batch is about to be created under ``submission``."""
+
+    def submitted(self, judge_id: str, batch_id: str, custom_ids: list[str],
+                  submission: str | None = None) -> None:
+        """Record a created batch (the one intended under ``submission``)."""
+
+    def unresolved(self, judge_id: str) -> dict[str, str]:
+        """``custom_id → submission`` of intended batches whose id was never recorded."""
 
 
 class RecordLedger:
@@ -79,11 +88,30 @@ class RecordLedger:
 
     def batches_of(self, judge_id: str) -> dict[str, str]:
         return {custom_id: record["batch_id"] for record in self.records()
-                if record["judge"] == judge_id for custom_id in record["custom_ids"]}
+                if record["judge"] == judge_id and record.get("batch_id")
+                for custom_id in record["custom_ids"]}
 
-    def submitted(self, judge_id: str, batch_id: str, custom_ids: list[str]) -> None:
-        self.save([*self.records(), {"judge": judge_id, "batch_id": batch_id,
-                                     "custom_ids": list(custom_ids), "submitted_at": time.time()}])
+    def intended(self, judge_id: str, submission: str, custom_ids: list[str]) -> None:
+        self.save([*self.records(), {"judge": judge_id, "batch_id": None,
+                                     "submission": submission, "custom_ids": list(custom_ids),
+                                     "submitted_at": time.time()}])
+
+    def submitted(self, judge_id: str, batch_id: str, custom_ids: list[str],
+                  submission: str | None = None) -> None:
+        records = self.records()
+        for record in records:
+            if submission is not None and record.get("submission") == submission:
+                record["batch_id"] = batch_id
+                break
+        else:
+            records.append({"judge": judge_id, "batch_id": batch_id, "submission": submission,
+                            "custom_ids": list(custom_ids), "submitted_at": time.time()})
+        self.save(records)
+
+    def unresolved(self, judge_id: str) -> dict[str, str]:
+        return {custom_id: record["submission"] for record in self.records()
+                if record["judge"] == judge_id and not record.get("batch_id")
+                for custom_id in record["custom_ids"]}
 
 
 @dataclass
@@ -117,6 +145,9 @@ class BatchJudge:
         self._queued_bytes = 0
         self._api = batches_for(judge.config.wire)
         self._recorded = ledger.batches_of(judge.id)  # custom_id -> batch id (earlier sessions)
+        # custom_id -> submission of a batch an earlier session was creating when it stopped
+        self._unresolved = ledger.unresolved(judge.id)
+        self._resolving: dict[str, asyncio.Task[None]] = {}
         self._queue: dict[str, JudgeRequest] = {}
         self._waiting: dict[str, asyncio.Future[BatchOutcome]] = {}
         self._flush_timer: asyncio.TimerHandle | None = None
@@ -184,6 +215,11 @@ class BatchJudge:
     # --- one request's outcome ------------------------------------------------------------------
 
     async def _outcome(self, key: str, request: JudgeRequest, *, fresh: bool) -> BatchOutcome:
+        submission = None if fresh or key in self._recorded else self._unresolved.get(key)
+        if submission is not None:  # created, perhaps, when the last session stopped
+            if submission not in self._resolving:
+                self._resolving[submission] = asyncio.ensure_future(self._resolve(submission))
+            await asyncio.shield(self._resolving[submission])
         batch_id = None if fresh else self._recorded.get(key)
         if batch_id is not None:  # submitted before (this session or an earlier one)
             results = self._results.get(batch_id)
@@ -223,18 +259,36 @@ class BatchJudge:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def _resolve(self, submission: str) -> None:
+        """Find the batch an earlier session created under ``submission`` but did not record
+        (it stopped in between): record it, or forget the intent if the provider has none."""
+        keys = [k for k, sub in self._unresolved.items() if sub == submission]
+        try:
+            batch_id = await self._api.find(self.judge._transport, submission, self.timeout_s)
+        except BatchError as exc:
+            log.warning("judge %s: cannot look for batch %s: %s", self.id, submission, exc)
+            batch_id = None
+        for key in keys:
+            self._unresolved.pop(key, None)
+        if batch_id is not None:
+            self.ledger.submitted(self.id, batch_id, keys, submission)
+            self._recorded.update(dict.fromkeys(keys, batch_id))
+
     async def _submit(self, queued: dict[str, JudgeRequest]) -> None:
         keys = list(queued)
+        submission = uuid.uuid4().hex
         try:
             problem = await self.judge._checked()  # a deferred preflight (warm cache) first
             if problem is not None:
                 raise BatchError(problem.message)
             bodies = [(key, self._body(request)) for key, request in queued.items()]
-            batch_id = await self._api.submit(self.judge._transport, bodies, self.timeout_s)
+            self.ledger.intended(self.id, submission, keys)  # a kill from here on: see _resolve
+            batch_id = await self._api.submit(self.judge._transport, bodies, self.timeout_s,
+                                              submission)
         except BatchError as exc:
             self._fail(keys, Failure(FailureKind.TRANSPORT, str(exc)))
             return
-        self.ledger.submitted(self.id, batch_id, keys)  # before anything waits on it
+        self.ledger.submitted(self.id, batch_id, keys, submission)  # before anything waits on it
         self.submitted.append(batch_id)
         self._recorded.update(dict.fromkeys(keys, batch_id))
         log.info("judge %s: submitted batch %s (%d requests)", self.id, batch_id, len(keys))

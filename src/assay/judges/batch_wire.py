@@ -70,7 +70,8 @@ class OpenAIBatches:
                         for custom_id, body in requests)
 
     async def submit(self, transport: Transport, requests: list[tuple[str, dict[str, Any]]],
-                     timeout_s: float) -> str:
+                     timeout_s: float, submission: str) -> str:
+        """Upload the requests and create their batch, tagged ``metadata.assay_submission``."""
         boundary = uuid.uuid4().hex
         form = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n"
                 f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
@@ -81,8 +82,21 @@ class OpenAIBatches:
             "upload the batch input file")
         created = _json(await transport.post_json(
             "/batches", {"input_file_id": uploaded["id"], "endpoint": "/v1/chat/completions",
-                         "completion_window": "24h"}, timeout_s), "create the batch")
+                         "completion_window": "24h", "metadata": {"assay_submission": submission}},
+            timeout_s), "create the batch")
         return str(created["id"])
+
+    async def find(self, transport: Transport, submission: str, timeout_s: float) -> str | None:
+        """The id of the batch created under ``submission``, among the latest 100, if any."""
+        listed = _body(await transport.get("/batches?limit=100", timeout_s), "list the batches")
+        try:
+            batches = orjson.loads(listed).get("data") or []
+        except (orjson.JSONDecodeError, AttributeError):
+            raise BatchError(f"cannot list the batches: not a list: {_excerpt(listed)}") from None
+        for batch in batches:
+            if (batch.get("metadata") or {}).get("assay_submission") == submission:
+                return str(batch["id"])
+        return None
 
     async def state(self, transport: Transport, batch_id: str, timeout_s: float) -> BatchState:
         batch = _json(await transport.get(f"/batches/{batch_id}", timeout_s),
@@ -125,12 +139,17 @@ class AnthropicBatches:
     provider = "anthropic"
 
     async def submit(self, transport: Transport, requests: list[tuple[str, dict[str, Any]]],
-                     timeout_s: float) -> str:
+                     timeout_s: float, submission: str) -> str:
         created = _json(await transport.post_json(
             "/messages/batches", {"requests": [{"custom_id": custom_id, "params": body}
                                                for custom_id, body in requests]}, timeout_s),
             "create the message batch")
         return str(created["id"])
+
+    async def find(self, transport: Transport, submission: str, timeout_s: float) -> str | None:
+        """Message Batches carry no metadata: a batch created by a session that stopped before
+        recording its id cannot be found (its requests are submitted again)."""
+        return None
 
     async def state(self, transport: Transport, batch_id: str, timeout_s: float) -> BatchState:
         batch = _json(await transport.get(f"/messages/batches/{batch_id}", timeout_s),

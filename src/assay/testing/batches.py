@@ -65,6 +65,7 @@ class FakeBatches:
         app.router.add_post("/v1/files", self._upload)
         app.router.add_get("/v1/files/{file_id}/content", self._content)
         app.router.add_post("/v1/batches", self._create_openai)
+        app.router.add_get("/v1/batches", self._list_openai)
         app.router.add_get("/v1/batches/{batch_id}", self._retrieve_openai)
         app.router.add_post("/v1/messages/batches", self._create_anthropic)
         app.router.add_get("/v1/messages/batches/{batch_id}", self._retrieve_anthropic)
@@ -114,6 +115,12 @@ class FakeBatches:
         self.batches[batch_id] = batch
         self._start(self._run_openai(batch, lines, _forwarded(request)))
         return web.json_response(batch)
+
+    async def _list_openai(self, request: web.Request) -> web.Response:
+        limit = int(request.query.get("limit", "20"))
+        batches = [b for b in reversed(self.batches.values()) if b.get("object") == "batch"]
+        return web.json_response({"object": "list", "data": batches[:limit],
+                                  "has_more": len(batches) > limit})
 
     async def _retrieve_openai(self, request: web.Request) -> web.Response:
         batch = self.batches.get(request.match_info["batch_id"])
