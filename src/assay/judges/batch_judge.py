@@ -132,7 +132,7 @@ class BatchJudge:
 
     def __init__(self, judge: Judge, ledger: BatchLedger, *, retry: BatchRetry = "batch",
                  poll_s: float = 30.0, gather_s: float = 0.25, max_requests: int = MAX_REQUESTS,
-                 max_bytes: int = MAX_BYTES, max_rounds: int = 3, timeout_s: float = 120.0):
+                 max_bytes: int = MAX_BYTES, max_rounds: int = 3, timeout_s: float = 300.0):
         if judge.budget is not None:  # a batch is paid when it ends: nothing to reserve before
             raise ConfigError("--budget is not supported with --executor batch")
         self.judge = judge
