@@ -3,7 +3,6 @@ kill -9 while a batch is pending and --resume waits for that batch (never submit
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -11,14 +10,14 @@ import time
 
 import pytest
 from tests.runs.conftest import POLICY, rows, spec, write_items
-from tests.runs.test_resume import ASSAY, VERDICTS, free_port, logged
+from tests.runs.test_resume import ASSAY, VERDICTS
 
 import assay
 from assay.errors import InputError
 from assay.runs.batch_ledger import RunBatchLedger
 from assay.runs.options import RunOptions
 from assay.runs.store import RunStore
-from assay.testing import BatchScript, Faults
+from assay.testing import BatchScript, FakeJudgeServer, Faults
 
 KEY = "sk-ant-test-key-0123456789"
 
@@ -90,19 +89,11 @@ def test_a_budget_is_refused_with_the_batch_executor():
 def test_kill_9_while_the_batch_is_pending_then_resume_waits_for_the_same_batch(tmp_path,
                                                                                 rubric_file):
     items = write_items(tmp_path / "items.jsonl", 10)
-    port, log = free_port(), tmp_path / "requests.jsonl"
-    policy = tmp_path / "truth.jsonl"
-    policy.write_text("".join(json.dumps({"criterion_id": c, ("option" if c in ("pain", "tone")
-                                          else "verdict"): a}) + "\n" for c, a in POLICY.items()))
-    server = subprocess.Popen(
-        [*ASSAY, "fake-judge", "--port", str(port), "--policy", f"truth:{policy}", "--log",
-         str(log), "--batch-delay-s", "1.5"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    judge = f"openai-compatible:fake@http://127.0.0.1:{port}/v1"
-    try:
-        _wait_for_port(port)
+    with FakeJudgeServer.run_in_thread(policy=POLICY,
+                                       batches=BatchScript(complete_after_s=1.5)) as server:
         run = tmp_path / "run"
         grading = subprocess.Popen(
-            [*ASSAY, "grade", str(items), "--rubric", str(rubric_file), "--judge", judge,
+            [*ASSAY, "grade", str(items), "--rubric", str(rubric_file), "--judge", spec(server),
              "--run-dir", str(run), "--executor", "batch", "--batch-poll-s", "0.1", "--quiet"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 30
@@ -110,28 +101,15 @@ def test_kill_9_while_the_batch_is_pending_then_resume_waits_for_the_same_batch(
             time.sleep(0.05)
         os.kill(grading.pid, signal.SIGKILL)  # the batch is submitted and still in progress
         grading.wait()
-        assert len(ledger(run)) == 1 and logged(log) == []
+        assert len(ledger(run)) == 1 and server.requests == []
 
         resumed = subprocess.run([*ASSAY, "grade", "--resume", str(run), "--quiet",
                                   "--batch-poll-s", "0.1"],
                                  capture_output=True, text=True, timeout=60, check=False)
         assert resumed.returncode == 0, resumed.stderr
-        assert len(ledger(run)) == 1  # the same batch, not a second one
-        assert len(logged(log)) == 40  # each of the 10 x 4 requests answered once
+        assert len(ledger(run)) == 1 and server.batches.created == 1  # the same batch
+        assert len(server.requests) == 40  # each of the 10 x 4 requests answered once
 
-        live = assay.grade(items, rubric=rubric_file, judges=[judge], run_dir=tmp_path / "live")
-        assert rows(run, VERDICTS) == rows(live.run_dir, VERDICTS)
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=10)
-
-
-def _wait_for_port(port: int) -> None:
-    import socket
-
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
+        live = assay.grade(items, rubric=rubric_file, judges=[spec(server)],
+                           run_dir=tmp_path / "live")
+    assert rows(run, VERDICTS) == rows(live.run_dir, VERDICTS)
