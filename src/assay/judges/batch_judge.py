@@ -174,9 +174,10 @@ class BatchJudge:
     async def aclose(self) -> None:
         if self._flush_timer is not None:
             self._flush_timer.cancel()
-        for task in [*self._pollers.values(), *self._tasks]:
+        tasks = [*self._pollers.values(), *self._resolving.values(), *self._tasks]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._pollers.values(), *self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.judge.aclose()
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
