@@ -161,9 +161,11 @@ async def agrade(
     concurrency: int | None = None,
     cache_path: str | Path | None = None,
     progress: bool = False,
-    executor: Executor = "local",
+    executor: Executor | None = None,
     ray_address: str | None = None,
     workers: int | None = None,
+    batch_retry: str = "batch",
+    batch_poll_s: float = 30.0,
     aggregate: str | None = None,
     abstain: str | None = None,
 ) -> GradeResult:
@@ -192,7 +194,10 @@ async def agrade(
     (resume later with a larger one). ``cache_path`` (``--cache``): a response cache file.
     ``executor="ray"`` makes the judge calls on ``workers`` Ray actors (of the cluster at
     ``ray_address``, or a local instance); the store stays with this process (see
-    :mod:`assay.distributed`). ``progress=True`` shows the command line's progress bar (on
+    :mod:`assay.distributed`). ``executor="batch"`` asks through the judges' batch APIs
+    (OpenAI's Batch API, Anthropic's Message Batches) at half price; a request that fails or
+    expires is asked again in a new batch or live (``batch_retry``), and a pending batch is
+    polled every ``batch_poll_s`` seconds (see :mod:`assay.judges.batch_judge`). ``progress=True`` shows the command line's progress bar (on
     stderr; see :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
     ``abstain`` are the former names of ``aggregation`` and ``abstention``. A bad value is an
     :class:`~assay.errors.InputError` (a ``ValueError``) naming it.
@@ -206,9 +211,14 @@ async def agrade(
     from assay.runs.runner import arun, restore
     from assay.runs.sources import read_responses
 
+    if executor is None:  # local; a resumed run that submitted batches goes on waiting for them
+        from assay.runs.batch_ledger import executor_of
+
+        executor = executor_of(resume)
     operational = {"run_dir": run_dir, "budget_usd": budget_usd, "concurrency": concurrency,
                    "cache_path": cache_path, "quiet": not progress, "executor": executor,
-                   "ray_address": ray_address, "workers": workers}
+                   "ray_address": ray_address, "workers": workers, "batch_retry": batch_retry,
+                   "batch_poll_s": batch_poll_s}
     if items is None and resume is not None:
         source, options = restore(resume, RunOptions(**operational))
     else:

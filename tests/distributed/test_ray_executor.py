@@ -144,7 +144,7 @@ def test_ray_only_settings_need_the_ray_executor(tmp_path, items_file, rubric_fi
         assay.grade(items_file, rubric=rubric_file, judges=["vllm:m"], workers=3,
                     run_dir=tmp_path / "run")
     assert "--workers and --ray-address need --executor ray" in str(refused.value)
-    with pytest.raises(InputError, match="expected local or ray"):
+    with pytest.raises(InputError, match="expected local, ray or batch"):
         assay.grade(items_file, rubric=rubric_file, judges=["vllm:m"], executor="dask")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.runs.conftest import POLICY, rows, spec, write_items
 from typer.testing import CliRunner
 
@@ -90,3 +91,13 @@ def test_a_dry_run_that_lists_errors_exits_non_zero(tmp_path, rubric_file):
     assert "item[q3].response: no response to grade" in out.output
     plan = json.loads((tmp_path / "plan.json").read_text())
     assert plan["status"] == "error" and len(plan["issues"]) == 2 and plan["calls"] == 4
+
+
+def test_a_dry_run_shows_the_live_and_the_batch_price(tmp_path, items_file, rubric_file):
+    code, plan = dry_run(str(items_file), "--rubric", str(rubric_file), "--judge",
+                         "openai-compatible:gpt-4.1-mini@http://127.0.0.1:9/v1",
+                         json_out=tmp_path / "plan.json")
+    assert code == 0 and plan["usd_est"] > 0
+    assert plan["usd_batch_est"] == pytest.approx(plan["usd_est"] / 2, abs=1e-6)
+    assert plan["judges"][0]["usd_batch_est"] == pytest.approx(plan["judges"][0]["usd_est"] / 2,
+                                                               abs=1e-6)

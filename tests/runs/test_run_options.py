@@ -37,7 +37,8 @@ CHANGED = {"judges": ["vllm:b"], "weights": [2.0], "rubric": OTHER_RUBRIC, "mode
 PATHS = {"rubric_path", "few_shot_items", "few_shot_labels"}
 OPERATIONAL = {"run_dir": "elsewhere", "budget_usd": 1.5, "concurrency": 3,
                "cache_path": "cache.sqlite", "quiet": False, "judge_config_file": "assay.toml",
-               "executor": "ray", "ray_address": "auto", "workers": 4}
+               "executor": "ray", "ray_address": "auto", "workers": 4, "batch_retry": "live",
+               "batch_poll_s": 5.0}
 
 
 def _hash(options: RunOptions) -> str:
@@ -48,7 +49,7 @@ def _hash(options: RunOptions) -> str:
 @pytest.mark.parametrize(("values", "says"), [
     ({"formula": "bogus"}, "--formula: unknown formula 'bogus'"),
     ({"mode": "per-day"}, "--mode: unknown call mode 'per-day'"),
-    ({"executor": "dask"}, "--executor: expected local or ray, got 'dask'"),
+    ({"executor": "dask"}, "--executor: expected local, ray or batch, got 'dask'"),
     ({"abstention": "maybe"}, "--abstain: unknown abstention strategy 'maybe'"),
     ({"aggregation": "sometimes"}, "--aggregate: aggregation: unknown strategy 'sometimes'"),
     ({"seed": -1}, "--seed: expected a whole number >= 0, got -1"),

@@ -42,7 +42,12 @@ def generate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count calls, tokens, dollars; call nothing."),
     executor: str = typer.Option("local", "--executor", help="local | ray: stage calls on Ray "
-                                 "workers, the job store here."),
+                                 "workers, the job store here | batch: every stage through the "
+                                 "models' batch APIs (half price; each stage up to 24 h)."),
+    batch_retry: str = typer.Option("batch", "--batch-retry", help="With --executor batch: ask "
+                                    "a failed or expired request again in a new batch or live."),
+    batch_poll_s: float = typer.Option(30.0, "--batch-poll-s", min=0.01, help="With --executor "
+                                       "batch: seconds between polls of a pending batch."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Ray workers (default 2)."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster "
                                            "(default: a local instance)."),

@@ -37,6 +37,7 @@ def _generate(args: dict[str, Any]):
         templates=args["templates"], budget=args["budget"], concurrency=args["concurrency"],
         cache=args["cache"], config_file=args["config"], progress=not args["quiet"],
         executor=args["executor"], workers=args["workers"], ray_address=args["ray_address"],
+        batch_retry=args["batch_retry"], batch_poll_s=args["batch_poll_s"],
         **_settings(args)))
 
 

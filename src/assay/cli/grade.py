@@ -79,8 +79,16 @@ def grade(
                                               help="Requests in flight to each judge (default: its "
                                               "limits.max_in_flight, 64)."),
     cache_path: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
-    executor: str = typer.Option("local", "--executor", help="local | ray: make the judge calls "
-                                 "on Ray workers (needs the distributed extra)."),
+    executor: str | None = typer.Option(None, "--executor", help="local (default; on --resume: "
+                                        "batch if the run submitted batches) | ray: make the judge calls "
+                                 "on Ray workers (needs the distributed extra) | batch: through "
+                                 "the provider's batch API (OpenAI, Anthropic), at half price, "
+                                 "within 24 h; kill and --resume wait for the same batches."),
+    batch_retry: str = typer.Option("batch", "--batch-retry", help="With --executor batch: ask "
+                                    "a failed or expired request again in a new batch (batch) "
+                                    "or live, at live prices (live)."),
+    batch_poll_s: float = typer.Option(30.0, "--batch-poll-s", help="With --executor batch: "
+                                       "seconds between polls of a pending batch."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Join this Ray cluster "
                                            "(HOST:PORT, or auto); default: a local instance."),
     workers: int | None = typer.Option(None, "--workers", min=1,

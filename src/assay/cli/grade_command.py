@@ -102,6 +102,10 @@ def _grade(args: dict[str, Any]):
     from assay.runs.options import RunOptions
     from assay.runs.runner import arun, restore
 
+    if args.get("executor") is None:  # a run that submitted batches goes on waiting for them
+        from assay.runs.batch_ledger import executor_of
+
+        args["executor"] = executor_of(args["resume"])
     if args.get("taxonomy") is not None:  # route first, then grade each item's active leaves
         from assay.cli.grade_taxonomy import grade_with_taxonomy
 
@@ -164,15 +168,18 @@ def _dry_run(source, options, args: dict[str, Any]) -> None:
         title += f"; resuming {plan.resume}"
     table = Table(title=title)
     table.add_column("judge", overflow="fold")
-    for col in ("calls", "cached", "done", "prompt tokens", "completion (est.)", "USD (est.)"):
+    for col in ("calls", "cached", "done", "prompt tokens", "completion (est.)",
+                "USD live (est.)", "USD batch (est.)"):
         table.add_column(col, justify="right")
     for e in plan.judges:
         cost = e.cost
         usd = f"{cost.usd:.4f}" if cost.priced else "unpriced"
+        batch = f"{e.batch_usd:.4f}" if cost.priced else "unpriced"
         table.add_row(e.judge, f"{cost.n_calls:,}", f"{e.cached:,}", f"{e.finished:,}",
-                      f"{cost.prompt_tokens:,}", f"{cost.completion_tokens:,}", usd)
+                      f"{cost.prompt_tokens:,}", f"{cost.completion_tokens:,}", usd, batch)
     table.caption = ("calls: to be sent (and paid); cached: answered by --cache; done: "
-                     "finished in the resumed run")
+                     "finished in the resumed run; batch: with --executor batch (half price, "
+                     "results within a day)")
     stdout().print(table)
     if args["json_out"] is not None:
         stdout().print(f"wrote {args['json_out']}", highlight=False)

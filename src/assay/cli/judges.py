@@ -90,6 +90,11 @@ def fake_judge(
                                             "of this name: NAME (answers quote the question) or "
                                             "NAME=FILE (YAML/JSON {answers: {TEXT: ANSWER}, "
                                             "default: ANSWER}). Repeatable."),
+    batch_delay_s: float = typer.Option(0.0, "--batch-delay-s", min=0.0, help="Seconds a batch "
+                                        "(OpenAI Batch API, Anthropic Message Batches) stays in "
+                                        "progress before its requests are answered."),
+    batch_expire: int = typer.Option(0, "--batch-expire", min=0, help="The first N batches "
+                                     "expire with half their requests answered."),
 ) -> None:
     """Run the fake OpenAI-compatible (and Anthropic) judge server until Ctrl+C or SIGTERM.
 
@@ -101,7 +106,7 @@ def fake_judge(
 
     from assay.judges.config import LOOPBACK_HOSTS
     from assay.stop_signals import stop_on_signals
-    from assay.testing import FakeJudgeServer, Faults, Latency, policy_from_string
+    from assay.testing import BatchScript, FakeJudgeServer, Faults, Latency, policy_from_string
 
     latency = (Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000, (latency_ms + jitter_ms) / 1000)
                if jitter_ms else latency_ms / 1000)
@@ -116,6 +121,7 @@ def fake_judge(
             port=port, host=host, seed=seed, json_schema=not no_json_schema, log_path=log,
             keep_log=False, stages=stages, rubrics=rubric or None,
             models=_model_scripts(models or []),
+            batches=BatchScript(complete_after_s=batch_delay_s, expire=batch_expire),
         )
     except (InputError, ConfigError) as exc:
         typer.echo(str(exc), err=True)

@@ -46,6 +46,13 @@ def sample(
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    executor: str = typer.Option("local", "--executor", help="local | batch: through the "
+                                 "model's batch API (OpenAI, Anthropic), at half price, within "
+                                 "24 h; the same command again waits for the same batches."),
+    batch_retry: str = typer.Option("batch", "--batch-retry", help="With --executor batch: ask "
+                                    "a failed or expired request again in a new batch or live."),
+    batch_poll_s: float = typer.Option(30.0, "--batch-poll-s", min=0.01, help="With --executor "
+                                       "batch: seconds between polls of a pending batch."),
 ) -> None:
     """Sample the model under test on every item (free text); grade the output with
     assay grade --responses OUT."""
@@ -61,7 +68,8 @@ def sample(
             max_tokens=max_tokens, seed=seed, reasoning_effort=reasoning_effort, system=system,
             condition=condition, bank=bank, selection=selection,
             taxonomy=taxonomy, output_format=output_format, budget=budget,
-            concurrency=concurrency, cache=cache, config_file=config, progress=not quiet))
+            concurrency=concurrency, cache=cache, config_file=config, progress=not quiet,
+            executor=executor, batch_retry=batch_retry, batch_poll_s=batch_poll_s))
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     stdout().print(sample_table(result))

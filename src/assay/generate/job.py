@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from assay.errors import ConfigError
 from assay.generate.pipeline import GenerateConfig, Generator
@@ -93,6 +93,8 @@ async def agenerate(
     executor: str = "local",
     workers: int | None = None,
     ray_address: str | None = None,
+    batch_retry: str = "batch",
+    batch_poll_s: float = 30.0,
     **settings: Any,
 ) -> GenerateResult:
     """Generate a rubric per query; see the module docstring.
@@ -105,7 +107,11 @@ async def agenerate(
     (Table 8, no call). ``settings``: any :class:`GenerateConfig` field (``top_k``,
     ``max_criteria``, ``refine_rounds``, ``rerank``, ...). ``executor="ray"`` sends the stage
     calls to ``workers`` Ray actors (on ``ray_address`` or a local instance) while this
-    process keeps the job store, as ``assay grade --executor ray`` does.
+    process keeps the job store, as ``assay grade --executor ray`` does. ``executor="batch"``
+    asks every stage through the models' batch APIs at half price: the queries go through the
+    pipeline together, one batch per stage (each may take up to 24 h), the batches kept in the
+    job so that the same command again waits for them (``batch_retry``, ``batch_poll_s``: see
+    :class:`~assay.judges.batch_judge.BatchJudge`).
     """
     import time
 
@@ -133,8 +139,11 @@ async def agenerate(
         return result
     if not model:
         raise ConfigError("give the model that writes the rubric: --model SPEC")
-    if executor not in ("local", "ray"):
-        raise ConfigError(f"--executor {executor!r}: unknown (local or ray)")
+    if executor not in ("local", "ray", "batch"):
+        raise ConfigError(f"--executor {executor!r}: unknown (local, ray or batch)")
+    if executor == "batch" and (budget is not None or batch_retry not in ("batch", "live")):
+        raise ConfigError("--executor batch: --budget is not supported, and --batch-retry is "
+                          f"batch or live (got {batch_retry!r})")
     search_name = getattr(web, "name", None) if web is not None else None
     job = JobDir.open(_job_dir(job_dir, out), kind="generate", config=job_config(
         config, model=model, fast_model=fast_model, kb=base, search=search_name,
@@ -164,14 +173,25 @@ async def agenerate(
         for judge in judges:
             await judge.aclose()
         raise
+    vias: list[Any] = [pool.judge(j.config, spend) if pool else None for j in judges]
+    if executor == "batch":  # stage calls go out as batches, kept in the job's store
+        from assay.jobs.batch_ledger import JobBatchLedger
+        from assay.judges.batch_judge import BatchJudge, BatchRetry
+
+        ledger = JobBatchLedger(job.store)
+        vias = [BatchJudge(j, ledger, retry=cast(BatchRetry, batch_retry), poll_s=batch_poll_s)
+                for j in judges]
     try:
-        callers = [StageCaller(j, job.store, via=pool.judge(j.config, spend) if pool else None)
-                   for j in judges]
+        callers = [StageCaller(j, job.store, via=via) for j, via in zip(judges, vias)]
         generator = Generator(callers[0], kb=base, web=web, config=config,
                               templates=stage_templates, fast=callers[-1], store=job.store)
         batch = await run_batch(items, generator, store=job.store, item_id=lambda q: q.id,
-                                label=f"generate ({method})", quiet=not progress)
+                                label=f"generate ({method})", quiet=not progress,
+                                max_items=len(items) if executor == "batch" else 64)
     finally:
+        if executor == "batch":
+            for via in vias:
+                await via.aclose()  # stops polling (the batches stay in the job)
         if pool is not None:
             await pool.aclose()
         for judge in judges:

@@ -45,7 +45,12 @@ from assay.grading.parse import (
     parse_criterion_reply,
     parse_item_reply,
 )
-from assay.grading.prompts import criterion_messages, healthbench_messages, item_messages
+from assay.grading.prompts import (
+    criterion_messages,
+    healthbench_messages,
+    item_messages,
+    shared_head,
+)
 from assay.grading.shuffle import identity, option_permutation
 from assay.grading.templates import Template, builtin_template, is_builtin, load_template
 from assay.item import Item
@@ -143,6 +148,9 @@ class PlannedCall:
     bracket: bool = False  # a "Reason: ... [1]" reply (RubricsTree's auditor), not a verdict
     schema_name: str | None = None  # None: "verdict" / "verdicts"
     sample: int = 0  # the run's repeat (GradingConfig.repeat): its own cache key and judge seed
+    # characters at the start of the user message shared by every call of the item with this
+    # template (prompts.shared_head): what an Anthropic judge marks for prompt caching
+    cache_prefix: int = 0
 
     @property
     def criterion_ids(self) -> tuple[str, ...]:
@@ -218,6 +226,16 @@ def with_role(messages: Sequence[dict[str, str]], role: str) -> tuple[dict[str, 
     return ({"role": "system", "content": role}, *messages)
 
 
+def _cache_prefix(template: Template, item: Item, rubric: Rubric,
+                  messages: tuple[dict[str, str], ...], heads: dict[str, str]) -> int:
+    """The length of the item's shared head in this call's user message (0 if, by a quirk of
+    the text, the message does not start with it: nothing is marked then)."""
+    head = heads.get(template.version)
+    if head is None:
+        head = heads[template.version] = shared_head(template, item, rubric)
+    return len(head) if messages[-1]["content"].startswith(head) else 0
+
+
 def call_key(item_id: str, judge: str, criterion_ids: Sequence[str]) -> str:
     payload = "\x1f".join([item_id, judge, *criterion_ids]).encode()
     return hashlib.sha256(payload).hexdigest()[:32]
@@ -274,36 +292,41 @@ class Grader:
         shared = self._templates["all"] if self.config.healthbench else None
         rendered = (healthbench_messages(shared, item, criteria)
                     if shared is not None and shared.reply != "bracket" else None)
+        heads: dict[str, str] = {}  # template version -> the item's shared head
         for i, c in enumerate(criteria):
             template = self.template_for(c)
             if template.reply == "bracket":
                 if c.is_multi_choice:
                     raise ConfigError(f"the {template.name} template grades binary criteria "
                                       f"only; {c.id!r} is {c.kind.value}")
-                calls.append(self._bracket_call(template, item, c, rubric, judge))
+                calls.append(self._bracket_call(template, item, c, rubric, judge, heads))
                 continue
             examples = self._examples(c, item.id)
             perm = perms.get(c.id)
             hb = template.style == "healthbench"
+            messages = rendered[i] if rendered is not None else criterion_messages(
+                template, item, c, rubric=rubric, perm=perm, examples=examples,
+                reasons=bool(self.config.few_shot and self.config.few_shot.include_reason))
             calls.append(PlannedCall(
                 key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
-                messages=rendered[i] if rendered is not None else criterion_messages(
-                    template, item, c, rubric=rubric, perm=perm, examples=examples,
-                    reasons=bool(self.config.few_shot and self.config.few_shot.include_reason)),
+                messages=messages,
                 # simple-evals asks for no response format: it parses the fenced JSON itself.
                 schema=None if hb else schemas.criterion_schema(c),
                 template_version=template.version,
                 perms={c.id: perm} if perm is not None else {},
-                strict_bool=hb, sample=self.config.repeat))
+                strict_bool=hb, sample=self.config.repeat,
+                cache_prefix=_cache_prefix(template, item, rubric, messages, heads)))
         return calls
 
     def _bracket_call(self, template: Template, item: Item, c: Criterion, rubric: Rubric,
-                      judge: str) -> PlannedCall:
+                      judge: str, heads: dict[str, str]) -> PlannedCall:
+        messages = criterion_messages(template, item, c, rubric=rubric)
         return PlannedCall(
             key=call_key(item.id, judge, [c.id]), item_id=item.id, judge=judge, criteria=(c,),
-            messages=criterion_messages(template, item, c, rubric=rubric),
+            messages=messages,
             schema=schemas.bracket_schema(), template_version=template.version, perms={},
-            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME, sample=self.config.repeat)
+            bracket=True, schema_name=schemas.BRACKET_SCHEMA_NAME, sample=self.config.repeat,
+            cache_prefix=_cache_prefix(template, item, rubric, messages, heads))
 
     def _examples(self, criterion: Criterion, item_id: str) -> list[Example]:
         if not self.config.few_shot or not self.config.few_shot.n:

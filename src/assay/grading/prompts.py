@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from assay.grading.fewshot import Example
 from assay.grading.shuffle import displayed_labels, displayed_number
-from assay.grading.templates import Template
+from assay.grading.templates import ASSAY_FIELD, Template
 from assay.item import Item
 from assay.rubric import Criterion, Rubric
 
@@ -169,6 +169,31 @@ def item_messages(
     values = _shared_blocks(item, rubric)
     values["criteria"] = "\n\n".join(blocks)
     return template.messages(values)
+
+
+PER_CRITERION = frozenset({"examples", "criterion", "criterion_text", "polarity", "options"})
+
+
+def shared_head(template: Template, item: Item, rubric: Rubric | None = None) -> str:
+    """The start of the user message that every per-criterion call of ``item`` with
+    ``template`` shares byte for byte: the template up to its first per-criterion placeholder,
+    filled (instructions, conversation, context, reference, response). Anthropic judges mark it
+    for prompt caching (:attr:`~assay.grading.grader.PlannedCall.cache_prefix`); OpenAI caches
+    such prefixes by itself. The HealthBench template keeps simple-evals' order: its head is
+    the instructions and the conversation, up to ``<<rubric_item>>``.
+
+    >>> from assay.grading.templates import builtin_template
+    >>> item = Item(id="q1", prompt="Bee sting. What now?", response="Scrape the stinger out.")
+    >>> shared_head(builtin_template("binary"), item).split()[-2:]
+    ['out.', '</response>']
+    """
+    if template.style == "healthbench":
+        head = template.user.split("<<rubric_item>>", 1)[0]
+        return head.replace("<<conversation>>", healthbench_conversation(item))
+    cut = next((m.start() for m in ASSAY_FIELD.finditer(template.user)
+                if m.group(1) in PER_CRITERION), len(template.user))
+    values = _shared_blocks(item, rubric)
+    return ASSAY_FIELD.sub(lambda m: values.get(m.group(1), ""), template.user[:cut])
 
 
 def healthbench_messages(

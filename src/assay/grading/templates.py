@@ -46,7 +46,7 @@ ASSAY_PLACEHOLDERS = frozenset(
     }
 )
 HEALTHBENCH_PLACEHOLDERS = ("<<conversation>>", "<<rubric_item>>")
-_ASSAY_FIELD = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+ASSAY_FIELD = re.compile(r"\{\{\s*(\w+)\s*\}\}")  # an assay-style {{placeholder}}
 SAMPLING_KEYS = frozenset({"temperature", "max_tokens"})
 
 
@@ -82,7 +82,7 @@ class Template:
             return self.user.replace("<<conversation>>", values["conversation"]).replace(
                 "<<rubric_item>>", values["rubric_item"]
             )
-        return _ASSAY_FIELD.sub(lambda m: values.get(m.group(1), ""), self.user)
+        return ASSAY_FIELD.sub(lambda m: values.get(m.group(1), ""), self.user)
 
     def messages(self, values: dict[str, str]) -> tuple[dict[str, str], ...]:
         return self.wrap(self.fill(values))
@@ -183,7 +183,7 @@ def _check_placeholders(template: Template, path: Path) -> None:
         if missing:
             raise ConfigError(f"{path}: user: a healthbench template needs {', '.join(missing)}")
         return
-    used = set(_ASSAY_FIELD.findall(template.user))
+    used = set(ASSAY_FIELD.findall(template.user))
     unknown = sorted(used - ASSAY_PLACEHOLDERS)
     if unknown:
         raise ConfigError(

@@ -60,7 +60,12 @@ class AnthropicWire:
         schema: dict[str, Any] | None,
         schema_name: str,
         mode: str,
+        *,
+        cache_prefix: int = 0,
     ) -> dict[str, Any]:
+        """The request body. ``cache_prefix``: the first user message's first characters are
+        shared with other requests: they go in a text block of their own marked
+        ``cache_control: {"type": "ephemeral"}`` (prompt caching; the model reads the same text)."""
         system = [m["content"] for m in messages if m.get("role") == "system"]
         turns = tuple(m for m in messages if m.get("role") != "system")
         if mode != TEXT_MODE and (mode == "prompt" or schema is None):
@@ -70,6 +75,8 @@ class AnthropicWire:
             "max_tokens": max_tokens_of(config),
             "messages": [{"role": m["role"], "content": m["content"]} for m in turns],
         }
+        if cache_prefix > 0:
+            _mark_cached_prefix(body["messages"], cache_prefix)
         if system:
             body["system"] = "\n\n".join(s if isinstance(s, str) else orjson.dumps(s).decode() for s in system)
         if mode == "tool" and schema is not None:
@@ -108,6 +115,21 @@ class AnthropicWire:
             return False
         text = body.decode("utf-8", "replace").lower()
         return "tool" in text or "schema" in text
+
+
+def _mark_cached_prefix(messages: list[dict[str, Any]], chars: int) -> None:
+    """Split the first user message after ``chars`` characters, marking the head for caching."""
+    for message in messages:
+        content = message["content"]
+        if message["role"] == "user" and isinstance(content, str):
+            if chars >= len(content):
+                message["content"] = [{"type": "text", "text": content,
+                                       "cache_control": {"type": "ephemeral"}}]
+            else:
+                message["content"] = [
+                    {"type": "text", "text": content[:chars], "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": content[chars:]}]
+            return
 
 
 def _usage(raw: dict[str, Any] | None) -> Usage:

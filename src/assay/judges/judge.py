@@ -264,8 +264,12 @@ class Judge:
 
         return run_sync(self.ask(request))
 
-    def _finish(self, request, data, raw, usage, attempts, started, failure, key) -> JudgeReply:
-        cost = self.pricing.cost(self.model, usage, self._price) if self._price else 0.0
+    def _finish(self, request, data, raw, usage, attempts, started, failure, key,
+                price_factor: float = 1.0) -> JudgeReply:
+        """The reply of a finished call, counted, costed (× ``price_factor``: batch prices
+        are half) and cached when it succeeded."""
+        cost = (self.pricing.cost(self.model, usage, self._price) * price_factor
+                if self._price else 0.0)
         self.calls += 1
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += cost
@@ -296,7 +300,8 @@ class Judge:
         while True:
             mode = TEXT_MODE if request.text else self._modes[0]
             body = self._wire.build_body(self.config, messages, request.schema,
-                                         request.schema_name, mode)
+                                         request.schema_name, mode,
+                                         cache_prefix=request.cache_prefix)
             if request.sample and "seed" in body:
                 body["seed"] += request.sample
             estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0

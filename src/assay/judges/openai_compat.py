@@ -67,6 +67,8 @@ class OpenAIWire:
         schema: dict[str, Any] | None,
         schema_name: str,
         mode: str,
+        *,
+        cache_prefix: int = 0,  # OpenAI caches shared prefixes by itself: nothing to mark
     ) -> dict[str, Any]:
         if mode == SIMPLE_EVALS:  # openai/simple-evals' grader request, nothing more
             return exact_body(config.model, messages, temperature=config.temperature,

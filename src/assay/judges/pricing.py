@@ -31,6 +31,9 @@ from assay.judges.config import ModelPrice
 from assay.judges.types import Usage
 
 PRICING_ENV = "ASSAY_PRICING"
+# What a call costs through a provider's batch API, as a share of its live price: OpenAI's
+# Batch API and Anthropic's Message Batches both bill half (input, cached input and output).
+BATCH_PRICE_FACTOR = 0.5
 
 
 class Pricing:

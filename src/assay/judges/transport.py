@@ -96,16 +96,19 @@ class Transport:
             self._loop = loop
         return self._session
 
-    def _head(self, method: str, path: str) -> bytes:
+    def _head(self, method: str, path: str, content_type: str | None = None) -> bytes:
         """The request line and every header but Content-Length, built once per path. Secret
         headers are revealed here, into the bytes on the wire, and nowhere else."""
-        key = (method, path)
+        key = (method, path) if content_type is None else (method, path + "\0" + content_type)
         head = self._heads.get(key)
         if head is None:
             from assay.judges.http1 import Origin, header_lines, request_head
 
             origin = Origin.parse(self.base_url)
             headers = dict(self._headers)
+            if content_type is not None:
+                headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+                headers["Content-Type"] = content_type
             headers.update({k: v.reveal() for k, v in self._secret_headers.items()})
             head = request_head(method, origin.target(path), origin.host_header,
                                 header_lines(headers))
@@ -113,10 +116,11 @@ class Transport:
         return head
 
     async def _request(self, method: str, path: str, body: bytes | None,
-                       timeout_s: float | None) -> HttpResult | Failure:
+                       timeout_s: float | None, content_type: str | None = None
+                       ) -> HttpResult | Failure:
         try:
             pool = self._open()
-            head = self._head(method, path)  # (http1.with_body, inline: once per call)
+            head = self._head(method, path, content_type)  # (http1.with_body, inline: once per call)
             data = head + b"\r\n" if body is None else b"%bContent-Length: %d\r\n\r\n%b" % (
                 head, len(body), body)
             if timeout_s is None:
@@ -136,6 +140,11 @@ class Transport:
         """POST ``body`` as JSON; an :class:`HttpResult` for any HTTP status, a Failure if none."""
         return await self._request("POST", path, orjson.dumps(body),
                                    timeout_s if timeout_s is not None else self._timeout_s)
+
+    async def post_bytes(self, path: str, body: bytes, content_type: str,
+                         timeout_s: float | None = None) -> HttpResult | Failure:
+        """POST ``body`` as it is, e.g. a multipart file upload."""
+        return await self._request("POST", path, body, timeout_s, content_type)
 
     async def get(self, path: str, timeout_s: float = 5.0) -> HttpResult | Failure:
         return await self._request("GET", path, None, timeout_s)

@@ -97,7 +97,9 @@ class JudgeRequest:
     format is requested and nothing is parsed; the reply's ``data`` is
     ``{"text", "finish_reason", "reasoning"}``. ``sample`` numbers repeated samples of one
     prompt: sample ``k > 0`` has its own cache key and, when the config sets a seed, is sent
-    with ``seed + k``, so K samples are K draws, not one answer repeated.
+    with ``seed + k``, so K samples are K draws, not one answer repeated. ``cache_prefix``:
+    how many characters at the start of the user message are shared with other requests (an
+    Anthropic judge marks them for prompt caching).
     """
 
     messages: tuple[dict[str, Any], ...]
@@ -106,6 +108,9 @@ class JudgeRequest:
     template_version: str = ""
     text: bool = False
     sample: int = 0
+    # characters at the start of the (first) user message that other requests share: an
+    # Anthropic judge marks them with cache_control; not part of the cache key (same text)
+    cache_prefix: int = 0
     # (judge, cache key) once Judge.cached() has looked the request up and found nothing
     looked_up: tuple[Any, str] | None = field(default=None, init=False, repr=False, compare=False)
 

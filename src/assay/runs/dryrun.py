@@ -5,6 +5,7 @@ answers, and on ``--resume RUN`` the calls the run has already finished, are cou
 cost nothing; an item the run would skip (no rubric, no response, a prompt over the limit) is an
 issue, as it would be in the run. Prompt tokens are counted from the real prompts (about 4
 characters per token); completion tokens are estimated at ``reply_tokens`` per criterion judged.
+Dollars are shown at both prices: live, and through the provider's batch API (half).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from assay.errors import Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.item import Item
-from assay.judges.pricing import CostEstimate, estimate_cost, estimate_tokens
+from assay.judges.pricing import BATCH_PRICE_FACTOR, CostEstimate, estimate_cost, estimate_tokens
 from assay.rubric import Rubric
 from assay.runs.item_checks import item_issue, prompt_issue
 
@@ -38,6 +39,11 @@ class JudgeEstimate:
     cached: int = 0
     finished: int = 0
 
+    @property
+    def batch_usd(self) -> float:
+        """The same calls' dollars through the provider's batch API (``--executor batch``)."""
+        return round(self.cost.usd * BATCH_PRICE_FACTOR, 6)
+
 
 @dataclass(frozen=True)
 class DryRun:
@@ -55,15 +61,18 @@ class DryRun:
         judges = [{"judge": e.judge, "calls": e.cost.n_calls, "cached": e.cached,
                    "finished": e.finished, "prompt_tokens": e.cost.prompt_tokens,
                    "completion_tokens_est": e.cost.completion_tokens,
-                   "usd_est": e.cost.usd if e.cost.priced else None, "priced": e.cost.priced}
+                   "usd_est": e.cost.usd if e.cost.priced else None,
+                   "usd_batch_est": e.batch_usd if e.cost.priced else None,
+                   "priced": e.cost.priced}
                   for e in self.judges]
+        priced = all(e.cost.priced for e in self.judges)
         return {"dry_run": True, "status": "error" if self.issues else "ok",
                 "items": self.items, "resume": self.resume, "cache": self.cache,
                 "calls": sum(j["calls"] for j in judges),
                 "cached": sum(e.cached for e in self.judges),
                 "finished": sum(e.finished for e in self.judges),
-                "usd_est": (sum(e.cost.usd for e in self.judges)
-                            if all(e.cost.priced for e in self.judges) else None),
+                "usd_est": sum(e.cost.usd for e in self.judges) if priced else None,
+                "usd_batch_est": sum(e.batch_usd for e in self.judges) if priced else None,
                 "judges": judges, "issues": [str(i) for i in self.issues]}
 
 

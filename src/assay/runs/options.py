@@ -43,7 +43,7 @@ from assay.judges.config import MAX_REASKS, JudgeConfig
 from assay.rubric import Rubric
 from assay.scoring import Abstention, Formula
 
-Executor = Literal["local", "ray"]
+Executor = Literal["local", "ray", "batch"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,10 @@ class RunOptions(BaseModel):
     executor: Annotated[Executor, _operational("--executor")] = "local"  # see assay.distributed
     ray_address: Annotated[str | None, _operational("--ray-address")] = None  # default: local Ray
     workers: Annotated[int | None, Field(ge=1, strict=True), _operational("--workers")] = None
+    # --executor batch (assay.judges.batch_judge): a failed or expired request is asked again
+    # in a new batch or live; how often a pending batch is polled
+    batch_retry: Annotated[Literal["batch", "live"], _operational("--batch-retry")] = "batch"
+    batch_poll_s: Annotated[float, Field(gt=0), _operational("--batch-poll-s")] = 30.0
 
     def __init__(self, **values: Any) -> None:
         try:
@@ -163,7 +167,7 @@ class RunOptions(BaseModel):
         return {"aggregation": str(Aggregation.parse(self.aggregation)),
                 "abstention": self.abstention, "formula": self.formula}
 
-    @field_validator("mode", "formula", "executor", mode="before")
+    @field_validator("mode", "formula", "executor", "batch_retry", mode="before")
     @classmethod
     def _one_of(cls, value: Any, info: Any) -> Any:
         choices = get_args(cls.model_fields[info.field_name].annotation)
@@ -204,16 +208,20 @@ class RunOptions(BaseModel):
         if self.weights is not None and self.judges and len(self.weights) != len(self.judges):
             raise InputError(Issue(None, None, "--weight", f"{len(self.weights)} weights for "
                                                           f"{len(self.judges)} judges"))
-        if self.executor == "local" and (self.workers is not None or self.ray_address):
+        if self.executor != "ray" and (self.workers is not None or self.ray_address):
             raise InputError(Issue(None, None, "--executor",
                                    "--workers and --ray-address need --executor ray"))
+        if self.executor == "batch" and self.budget_usd is not None:
+            raise InputError(Issue(None, None, "--budget", "not supported with --executor batch "
+                                   "(a batch is paid when it ends; --dry-run shows its price)"))
         return self
 
 
 _UNKNOWN = {
     "mode": "unknown call mode {value!r}; use per-criterion or per-item",
     "formula": "unknown formula {value!r} (known: {known})",
-    "executor": "expected local or ray, got {value!r}",
+    "executor": "expected local, ray or batch, got {value!r}",
+    "batch_retry": "expected batch (a new batch) or live, got {value!r}",
 }
 
 

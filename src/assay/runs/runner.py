@@ -241,6 +241,10 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         from assay.distributed import remote_slots
 
         slots = remote_slots(slots, judge_configs, pool)
+    window = options.concurrency if pool is not None else None
+    if options.executor == "batch":  # the calls go out as batches, recorded in the store
+        slots = _batch_slots(slots, store, options)
+        window = options.concurrency or _batch_window()
     grader = Grader(grading, example_pools=pools)
     items_in_input = source.total()  # counted once (a file is read through to count its lines)
     if progress is None:  # a caller (e.g. a benchmark) may watch the run with its own
@@ -250,7 +254,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     # The summary is scored from the items as they finish; earlier sessions' come from the store.
     session_scores = SessionScores(Scoring.from_config(config), after=store.last_position())
     engine = Engine(store, grader, slots, rubric=options.rubric,
-                    concurrency=options.concurrency if pool is not None else None,
+                    concurrency=window,
                     progress=progress, on_item_done=session_scores.add)
     started = time.perf_counter()
     status = "interrupted"
@@ -271,6 +275,9 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     finally:
         if pool is not None:
             await pool.aclose()
+        if options.executor == "batch":  # stop polling (the batches stay in the store)
+            for slot in slots:
+                await slot.judge.aclose()
         for judge in judges:
             await judge.aclose()
         if cache is not None:  # its WAL is copied and emptied while the summary is scored
@@ -333,6 +340,23 @@ def no_items(source: ItemSource) -> InputError:
     what = ("no item to grade: every record was skipped" if source.issues
             else "no item to grade: the input is empty")
     return InputError([*source.issues, Issue(where, None, None, what)])
+
+
+def _batch_slots(slots: list[JudgeSlot], store: RunStore, options: RunOptions) -> list[JudgeSlot]:
+    """Each judge asking through its provider's batch API, its batches kept in ``store``."""
+    from assay.judges.batch_judge import BatchJudge
+    from assay.runs.batch_ledger import RunBatchLedger
+
+    ledger = RunBatchLedger(store)
+    return [replace(slot, judge=BatchJudge(slot.judge, ledger, retry=options.batch_retry,
+                                           poll_s=options.batch_poll_s)) for slot in slots]
+
+
+def _batch_window() -> int:
+    """Calls the engine keeps outstanding with --executor batch: a whole batch's worth."""
+    from assay.judges.batch_judge import MAX_REQUESTS
+
+    return MAX_REQUESTS
 
 
 def _sessions(store: RunStore) -> list[dict[str, Any]]:

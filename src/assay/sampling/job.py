@@ -37,7 +37,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -96,6 +96,9 @@ async def asample(
     cache: str | Path | None = None,
     config_file: str | Path | None = None,
     progress: bool = False,
+    executor: str = "local",
+    batch_retry: str = "batch",
+    batch_poll_s: float = 30.0,
 ) -> SampleResult:
     """Sample ``model`` on every item; see the module docstring.
 
@@ -105,7 +108,10 @@ async def asample(
     ``max_tokens``, ``seed`` and ``reasoning_effort`` override its config. ``system``: a file
     whose text is the system prompt, or ``condition``: a named one, with the ``bank``,
     ``selection`` or ``taxonomy`` it renders (:mod:`assay.sampling.conditions`). ``n``: samples
-    per item (sample ``k`` is sent with ``seed + k`` when a seed is set).
+    per item (sample ``k`` is sent with ``seed + k`` when a seed is set). ``executor="batch"``
+    asks through the model's batch API (OpenAI, Anthropic) at half price, the batches kept in
+    the job: the same command again waits for them (``batch_retry``, ``batch_poll_s``: see
+    :class:`~assay.judges.batch_judge.BatchJudge`).
     """
     from assay.bank.system_prompt import with_system_prompt
     from assay.jobs import JobDir, StageCaller, StageError, run_batch
@@ -120,6 +126,11 @@ async def asample(
         raise ConfigError(f"--format {output_format!r}: unknown; use {', '.join(OUTPUT_FORMATS)}")
     if out is None and job_dir is None:
         raise ConfigError("give --out FILE (and/or --job-dir DIR)")
+    if executor not in ("local", "batch") or batch_retry not in ("batch", "live"):
+        raise ConfigError(f"--executor {executor!r} --batch-retry {batch_retry!r}: expected "
+                          "local or batch, and batch or live")
+    if executor == "batch" and budget is not None:
+        raise ConfigError("--budget is not supported with --executor batch")
     loaded, fingerprint, fmt = _read_items(items)
     if output_format == "auto":
         output_format = "healthbench" if fmt == "healthbench" else "items"
@@ -141,7 +152,14 @@ async def asample(
         job.close()
         await _close(judge)
         raise
-    caller = StageCaller(judge, job.store)
+    via = None
+    if executor == "batch":  # the answers go out as batches, kept in the job's store
+        from assay.jobs.batch_ledger import JobBatchLedger
+        from assay.judges.batch_judge import BatchJudge, BatchRetry
+
+        via = BatchJudge(judge, JobBatchLedger(job.store), retry=cast(BatchRetry, batch_retry),
+                         poll_s=batch_poll_s)
+    caller = StageCaller(judge, job.store, via=via)
 
     async def answer_all(item: Item) -> dict[str, Any]:
         messages = with_system_prompt([m.model_dump() for m in item.messages],
@@ -163,11 +181,14 @@ async def asample(
 
     try:
         batch = await run_batch(loaded, answer_all, store=job.store, item_id=lambda i: i.id,
-                                label=f"sample ({judge.model})", quiet=not progress)
+                                label=f"sample ({judge.model})", quiet=not progress,
+                                max_items=len(loaded) if via is not None else 64)
     except BaseException:
         job.close()  # the calls made are stored: the same command resumes
         raise
     finally:
+        if via is not None:
+            await via.aclose()  # stops polling (the batches stay in the job)
         await _close(judge)
     spend = judge.budget
     status = "complete" if batch.complete else (

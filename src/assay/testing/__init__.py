@@ -22,6 +22,7 @@ It also plays the model under test: ``FakeJudgeServer(models={"patient-bot": Mod
 answers requests for that model name with scripted free text (:mod:`assay.testing.models`).
 """
 
+from assay.testing.batches import BatchScript
 from assay.testing.faults import FAULTS, Faults, Latency
 from assay.testing.models import ModelAnswer, ModelScript
 from assay.testing.policies import (
@@ -42,6 +43,7 @@ from assay.testing.stages import StageRequest, StageScript, as_stage_script
 
 __all__ = [
     "FAULTS",
+    "BatchScript",
     "CallablePolicy",
     "CriterionView",
     "FakeJudgeServer",

@@ -27,10 +27,12 @@ import orjson
 from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
+from assay.testing.batches import BatchScript, FakeBatches
 from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
+from assay.testing.prompt_cache import PromptCache
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
 from assay.testing.stages import StageRequest, StageScript, as_stage_script
@@ -71,6 +73,12 @@ class FakeJudgeServer:
         models: models under test, by model name (see :mod:`assay.testing.models`): a request
             naming one is answered with that script's free text; faults and latency apply;
             their log entries carry ``"stage": "model:NAME"``.
+        batches: how its batch endpoints (OpenAI Files + Batch API, Anthropic Message
+            Batches) behave: a :class:`~assay.testing.batches.BatchScript` (slow completion,
+            expiry); each batch request is answered like a live one, faults included.
+        prompt_cache: bill prompt caching as the providers do (OpenAI: prefixes seen before,
+            automatically; Anthropic: the prefix marked ``cache_control``), from prompts of at
+            least ``prompt_cache_min_tokens`` tokens (:mod:`assay.testing.prompt_cache`).
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -96,6 +104,9 @@ class FakeJudgeServer:
         stages: StageScript | Mapping[str, Any] | str | Path | None = None,
         rubrics: Any = None,
         models: Mapping[str, ModelScript | Mapping[str, Any]] | str | Path | None = None,
+        batches: BatchScript | None = None,
+        prompt_cache: bool = False,
+        prompt_cache_min_tokens: int = 1024,
     ):
         self.policy: Policy = as_policy(policy)
         self.models = as_model_scripts(models)
@@ -120,6 +131,8 @@ class FakeJudgeServer:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._count = 0
+        self.batches = FakeBatches(batches or BatchScript(), lambda: self.base_url)
+        self.prompt_cache = PromptCache(prompt_cache_min_tokens) if prompt_cache else None
 
     @property
     def base_url(self) -> str:
@@ -140,6 +153,7 @@ class FakeJudgeServer:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_get("/v1/models", self._models)
+        self.batches.routes(app)
         self._closing = asyncio.Event()
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
@@ -151,6 +165,7 @@ class FakeJudgeServer:
     async def stop(self) -> None:
         if self._closing is not None:
             self._closing.set()
+        await self.batches.aclose()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -256,6 +271,8 @@ class FakeJudgeServer:
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
         usage = self._usage(text_in, reply_text or refusal or "")
+        if self.prompt_cache is not None:
+            usage["cached_tokens"] = min(usage["prompt_tokens"], self.prompt_cache.openai(text_in))
         message = {"role": "assistant", "content": reply_text, "refusal": refusal}
         return self._chat_reply(body.get("model", "fake"), message, finish, usage)
 
@@ -292,6 +309,10 @@ class FakeJudgeServer:
             stop = "max_tokens" if finish == "length" else "end_turn"
             content = [{"type": "text", "text": out_text}]
         usage = self._usage(text_in, out_text)
+        if self.prompt_cache is not None:
+            read, written = self.prompt_cache.anthropic(body)
+            usage.update(cached_tokens=min(read, usage["prompt_tokens"]),
+                         cache_write_tokens=min(written, usage["prompt_tokens"] - read))
         return self._messages_reply(body.get("model", "fake"), content, stop, usage)
 
     async def _model_reply(self, request: web.Request, body: dict, text_in: str,
@@ -360,10 +381,11 @@ class FakeJudgeServer:
             "model": model,
             "content": content,
             "stop_reason": stop,
-            "usage": {"input_tokens": usage["prompt_tokens"] - usage["cached_tokens"],
+            "usage": {"input_tokens": usage["prompt_tokens"] - usage["cached_tokens"]
+                      - usage.get("cache_write_tokens", 0),
                       "output_tokens": usage["completion_tokens"],
                       "cache_read_input_tokens": usage["cached_tokens"],
-                      "cache_creation_input_tokens": 0},
+                      "cache_creation_input_tokens": usage.get("cache_write_tokens", 0)},
         }
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 

@@ -44,9 +44,13 @@ def summary_tables(scores: RunScores, totals: Totals, *, status: str = "complete
                 table.add_row(key, f"{stat.mean:.4f}", str(stat.n))
             out.append(table)
     cost = Table(title="calls, tokens, cost", header_style="bold")
-    for col in ("calls", "cache hits", "errors", "prompt tokens", "completion tokens", "cost (USD)"):
+    for col in ("calls", "cache hits", "errors", "prompt tokens", "of them cached",
+                "completion tokens", "cost (USD)"):
         cost.add_column(col, justify="right")
+    # cache hits: calls the response cache answered; cached: prompt tokens the provider read
+    # from its prompt cache (billed at its cached-input price)
     cost.add_row(str(totals.calls), str(totals.cache_hits), str(totals.errors),
-                 f"{totals.prompt_tokens:,}", f"{totals.completion_tokens:,}", f"{totals.cost_usd:.4f}")
+                 f"{totals.prompt_tokens:,}", f"{totals.cached_tokens:,}",
+                 f"{totals.completion_tokens:,}", f"{totals.cost_usd:.4f}")
     out.append(cost)
     return out
