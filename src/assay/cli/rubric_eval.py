@@ -160,7 +160,7 @@ def nearmiss_build(
     quiet: Quiet = False,
 ) -> None:
     """Build near-miss pairs: each reference answer with one critical fact broken."""
-    from assay.cli.command import report
+    from assay.cli.command import Note, report
 
     def compute():
         from assay.rubric_eval import arun_build
@@ -172,7 +172,11 @@ def nearmiss_build(
     def show(result):
         from assay.cli.tables.rubric_eval import pairs_table
 
-        return [pairs_table(result)]
+        yield pairs_table(result)
+        if result.skipped:
+            first = next(iter(result.skipped.values()))
+            yield Note(f"note: {len(result.skipped)} queries have no reference answer and were "
+                       f"skipped (first: {first}); the job record lists them all")
 
     _exit_if_failed(report(compute, show).failed)
 
