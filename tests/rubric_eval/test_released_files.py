@@ -96,3 +96,48 @@ def test_nearmiss_build_skips_queries_with_an_empty_reference_with_a_note(tmp_pa
     pairs = [json.loads(line) for line in (tmp_path / "build" / "pairs.jsonl").read_text()
              .splitlines()]
     assert "5" not in {p["index"] for p in pairs}
+
+
+def released_lines(name, *indices):
+    return [line for line in (RELEASED / name).read_text().splitlines()
+            if json.loads(line)["index"] in indices]
+
+
+def subset(tmp_path, name, *indices):
+    path = tmp_path / f"{Path(name).stem}_{'_'.join(map(str, indices))}.jsonl"
+    path.write_text("\n".join(released_lines(name, *indices)) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def always_yes():
+    stages = {"cia_verify": {"decision": "YES", "support_index": 1, "reason": "r"}}
+    with FakeJudgeServer.run_in_thread(stages=stages) as server:
+        yield f"openai-compatible:fake@{server.base_url}"
+
+
+def test_cia_of_sets_with_no_index_in_common_is_an_error(always_yes, tmp_path):
+    candidate = subset(tmp_path, "final_rubrics.jsonl", 5, 59)
+    result = invoke("cia", candidate, "--gold", subset(tmp_path, "reference_rubrics.jsonl", 1),
+                    "--judge", always_yes, "--out", tmp_path / "cia", "--no-atomize", "--quiet")
+    assert result.exit_code != 0
+    assert f"{candidate}: index: no query index in common with the gold rubrics" in (
+        " ".join(result.output.split()))
+    assert not (tmp_path / "cia" / "cia.json").exists()
+
+
+def test_cia_leaves_out_gold_queries_without_a_candidate_rubric(always_yes, tmp_path):
+    candidate = subset(tmp_path, "final_rubrics.jsonl", 1, 5)
+    result = invoke("cia", candidate, "--gold", RELEASED / "reference_rubrics.jsonl",
+                    "--judge", always_yes, "--out", tmp_path / "cia", "--no-atomize", "--quiet")
+    assert result.exit_code == 0, result.output
+    cia = json.loads((tmp_path / "cia" / "cia.json").read_text())
+    gold = {json.loads(line)["index"]: len(json.loads(line)["rubrics"])
+            for line in released_lines("reference_rubrics.jsonl", 1, 5, 59)}
+    # every verified point is covered: query 59's points are out of the pool, not uncovered
+    report = cia["summary"]["report"]
+    assert report["total"] == report["covered"] == gold[1] + gold[5]
+    assert cia["scope"]["scored_queries"] == 2 and cia["scope"]["gold_queries"] == 3
+    assert cia["scope"]["left_out_without_rubric"] == {"candidate": ["59"]}
+    assert "1 gold queries have no rubric in" in result.output
+    assert "CIA covers 2 of 3 gold queries" in result.output

@@ -117,10 +117,18 @@ def cia(
         points = sum(len(p) for p in result.points.values())
         yield Note(f"{points} gold points from {len(result.points)} queries "
                    f"({len(result.fallbacks)} without atomisation); outputs in {result.out}")
-        for label, count in result.without_candidate.items():
-            if count:
-                yield Note(f"note: {count} queries have no {label} rubric: their gold points "
-                           "count as not covered")
+        names = {"candidate": candidate, "against": against}
+        for label, missing in result.without_candidate.items():
+            if missing:
+                yield Note(f"note: {len(missing)} gold queries have no rubric in "
+                           f"{names[label]} (first: {missing[0]}): left out of CIA, not "
+                           "counted as uncovered")
+        for label, extra in result.not_in_gold.items():
+            if extra:
+                yield Note(f"note: {len(extra)} queries of {names[label]} are not in the gold "
+                           f"set (first: {extra[0]}): ignored")
+        if len(result.scope) < result.gold_queries:
+            yield Note(f"CIA covers {len(result.scope)} of {result.gold_queries} gold queries")
 
     _exit_if_failed(report(compute, show).failed)
 

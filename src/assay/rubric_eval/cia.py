@@ -146,12 +146,11 @@ async def verify_query(
 ) -> list[dict[str, Any]]:
     """Coverage verdicts (as dicts) of every gold point of one query against ``candidate``.
 
-    A query without a candidate rubric covers nothing (no model call).
+    A query without a candidate rubric is not scored (the caller leaves it out and reports
+    it): it is an error here, never a row of uncovered points.
     """
     if not candidate:
-        return [Verdict(item_id=index, criterion_id=p.ga_id, decision=Decision.UNMET,
-                        judge=caller.judge.id, explanation="no candidate rubric for this query"
-                        ).model_dump(mode="json") for p in points]
+        raise ValueError(f"query {index!r}: no {label} rubric to verify against")
     criteria = [e.criterion for e in candidate]
 
     async def one(point: AtomicPoint) -> dict[str, Any]:

@@ -6,6 +6,11 @@ outputs: ``gold_atomic_points.jsonl`` (per query, the authors' format), ``covera
 ``coverage_against.jsonl`` (coverage verdicts, MET = covered: what ``assay coverage`` reads)
 and ``cia.json`` (the summary).
 
+What is scored: the gold queries that every rubric set has a rubric for (the same gold points
+for both sets, so the paired tests compare like with like). A gold query that a set has no
+rubric for is left out and reported (the authors skip them too), never counted as uncovered;
+a set with no query index in common with the gold is an error, not a CIA of 0.
+
 Example (against the fake judge)::
 
     result = asyncio.run(arun_cia("ours.jsonl", "gold.jsonl", judge="openai-compatible:fake@URL",
@@ -19,13 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.errors import InputError, Issue
 from assay.io.jsonl import write_jsonl
 from assay.io.verdicts import write_verdicts
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.coverage_gold import CoverageSummary, coverage_summary
 from assay.rubric_eval import prompts
 from assay.rubric_eval.cia import AtomicPoint, atomize, fallback_points, gold_rubrics, verify_query
-from assay.rubric_eval.released import read_rubric_set
+from assay.rubric_eval.released import RubricSet, read_rubric_set
 from assay.rubric_eval.session import file_digest, open_judges
 from assay.verdict import Verdict
 
@@ -37,7 +43,10 @@ class CiaResult:
     points: dict[str, list[AtomicPoint]]
     fallbacks: dict[str, str] = field(default_factory=dict)  # query -> why atomisation fell back
     failed: dict[str, str] = field(default_factory=dict)  # batch item -> error
-    without_candidate: dict[str, int] = field(default_factory=dict)  # set -> queries lacking one
+    gold_queries: int = 0
+    scope: list[str] = field(default_factory=list)  # the gold queries scored (every set has one)
+    without_candidate: dict[str, list[str]] = field(default_factory=dict)  # set -> gold queries
+    not_in_gold: dict[str, list[str]] = field(default_factory=dict)  # set -> its extra queries
 
     @property
     def complete(self) -> bool:
@@ -60,18 +69,19 @@ async def arun_cia(
     """Run CIA (see the module docstring); resumes an existing ``out`` with the same config."""
     gold_set = read_rubric_set(gold)
     if gold_set.shared is not None:
-        from assay.errors import InputError, Issue
-
         raise InputError(Issue(str(gold), None, None, "the gold rubrics must be per query"))
     sets = {"candidate": read_rubric_set(candidate)}
     if against is not None:
         sets["against"] = read_rubric_set(against)
     indices = gold_set.indices
+    without, extra = _overlap(gold_set, sets, {"candidate": candidate, "against": against}, gold)
     config = {"judge": judge, "atomize": atomize_gold, "prompts": prompts.VERSION,
               "gold": file_digest(gold), "candidate": file_digest(candidate),
               "against": file_digest(against)}
     job = JobDir.open(out, kind="cia", config=config)
-    result = CiaResult(out=job.path, summary=None, points={})
+    result = CiaResult(out=job.path, summary=None, points={}, without_candidate=without,
+                       not_in_gold=extra, gold_queries=len(indices),
+                       scope=[i for i in indices if not any(i in w for w in without.values())])
     try:
         async with open_judges({"verifier": judge}, cache=cache, budget_usd=budget_usd) as judges:
             caller = StageCaller(judges["verifier"], job.store)
@@ -93,7 +103,7 @@ async def arun_cia(
                     if stored.get("fallback"):
                         result.fallbacks[index] = stored["fallback"]
             verdicts: dict[str, list[Verdict]] = {}
-            ready = [i for i in indices if i in result.points]
+            ready = [i for i in result.scope if i in result.points]
             for label, rubrics in sets.items():
                 async def verify(index: str, label=label, rubrics=rubrics) -> list[dict[str, Any]]:
                     return await verify_query(caller, index, result.points[index],
@@ -105,8 +115,6 @@ async def arun_cia(
                 batch = await run_batch(ready, verify, store=job.store, item_id=item_id,
                                         label=f"verify {label}", quiet=quiet)
                 result.failed.update(batch.failed)
-                result.without_candidate[label] = sum(1 for i in ready
-                                                      if not rubrics.entries(i))
                 verdicts[label] = [Verdict(**v) for rows in batch.results.values() for v in rows]
         finished = {i for i in ready if all(f"{label}:{i}" not in result.failed for label in sets)}
         _write_outputs(job.path, result, {i: len(e) for i, e in gold_set.per_index.items()},
@@ -122,6 +130,26 @@ async def arun_cia(
         job.finish(status="complete" if result.complete else "incomplete",
                    extra={"failed": result.failed})
     return result
+
+
+def _overlap(gold: RubricSet, sets: dict[str, RubricSet], paths: dict[str, Any],
+             gold_path: str | Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Per set, the gold queries it has no rubric for and its queries not in the gold; a set
+    sharing no query with the gold raises :class:`InputError`."""
+    without: dict[str, list[str]] = {}
+    extra: dict[str, list[str]] = {}
+    issues = []
+    for label, rubrics in sets.items():
+        without[label] = [i for i in gold.indices if not rubrics.entries(i)]
+        extra[label] = [i for i in rubrics.indices if i not in gold.per_index]
+        if len(without[label]) == len(gold.indices):
+            issues.append(Issue(str(paths[label]), None, "index", (
+                f"no query index in common with the gold rubrics {gold_path} "
+                f"({len(rubrics.indices)} queries here, e.g. {rubrics.indices[:3]}; "
+                f"{len(gold.indices)} in the gold, e.g. {gold.indices[:3]})")))
+    if issues:
+        raise InputError(issues)
+    return without, extra
 
 
 def _write_outputs(path: Path, result: CiaResult, counts: dict[str, int],
@@ -145,6 +173,8 @@ def _summary_json(result: CiaResult) -> str:
         "queries": len(result.points),
         "gold_points": sum(len(p) for p in result.points.values()),
         "atomisation_fallbacks": result.fallbacks,
-        "queries_without_candidate_rubric": result.without_candidate,
+        "scope": {"gold_queries": result.gold_queries, "scored_queries": len(result.scope),
+                  "left_out_without_rubric": result.without_candidate,
+                  "not_in_gold": result.not_in_gold},
         "failed": result.failed,
     }, option=orjson.OPT_INDENT_2).decode()
