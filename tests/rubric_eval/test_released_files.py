@@ -141,3 +141,29 @@ def test_cia_leaves_out_gold_queries_without_a_candidate_rubric(always_yes, tmp_
     assert cia["scope"]["left_out_without_rubric"] == {"candidate": ["59"]}
     assert "1 gold queries have no rubric in" in result.output
     assert "CIA covers 2 of 3 gold queries" in result.output
+
+
+def test_an_atomiser_reply_with_one_invalid_field_keeps_its_points(tmp_path):
+    """Issue 30, point 5: a polarity outside the enum and an index as a string are coerced
+    on their own (and recorded) instead of failing the whole atomisation."""
+    atoms = {"gold_atomic_points": [
+        {"text": "Simethicone is a pharmacological option for acute bloating.",
+         "source_criterion_index": "4", "axis": "accuracy", "polarity": "positive"},
+        {"text": "The answer is not over-alarming.", "source_criterion_index": 8,
+         "axis": "completeness", "polarity": "negative_constraint"}]}
+    stages = {"cia_atomize": atoms,
+              "cia_verify": {"decision": "YES", "support_index": 1, "reason": "r"}}
+    with FakeJudgeServer.run_in_thread(stages=stages) as server:
+        result = invoke("cia", subset(tmp_path, "final_rubrics.jsonl", 1), "--gold",
+                        subset(tmp_path, "reference_rubrics.jsonl", 1), "--judge",
+                        f"openai-compatible:fake@{server.base_url}", "--out", tmp_path / "cia",
+                        "--quiet")
+    assert result.exit_code == 0, result.output
+    [row] = [json.loads(line) for line in
+             (tmp_path / "cia" / "gold_atomic_points.jsonl").read_text().splitlines()]
+    assert row["fallback"] is None and row["gold_atomic_count"] == 2
+    first = row["gold_atomic_points"][0]
+    assert (first["source_criterion_index"], first["polarity"]) == (4, "positive_requirement")
+    assert row["coercions"] == [
+        "gold_atomic_points[0].source_criterion_index: '4' read as 4",
+        "gold_atomic_points[0].polarity: 'positive' read as positive_requirement (inferred)"]

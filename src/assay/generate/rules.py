@@ -4,8 +4,9 @@ Seed 000 states them in its prompts (Tables 14–15) and its released code; here
 whatever the model returned:
 
 * :func:`coerce_items`: accept ``{"rubrics": [...]}``, a bare list or ``[{"rubrics": [...]}]``;
-  points to integers clamped to [-10, 10] (0 dropped); axes outside the five mapped to
-  ``accuracy``.
+  points to integers clamped to [-10, 10] (``"+5"``, ``"8"``, ``Infinity`` read as 5, 8, 10;
+  0 or not a number: that item dropped); axes outside the five mapped to ``accuracy``; each
+  coercion is a note (field by field: one bad field never discards the reply).
 * :func:`enforce_citations`: every criterion cites at least one Reference Board label; unknown
   labels are dropped, an uncited criterion is tied to the fact it overlaps most (half its
   words) or removed as unsupported.
@@ -109,14 +110,20 @@ def coerce_items(reply: Any, stage: str) -> tuple[list[RubricItem], list[str]]:
         if not isinstance(entry, dict) or not str(entry.get("criterion", "")).strip():
             notes.append(f"rubrics[{index}]: no criterion text, dropped")
             continue
-        points = coerce_points(entry.get("points"))
+        raw = entry.get("points")
+        points = coerce_points(raw)
         if not points:
-            notes.append(f"rubrics[{index}]: points {entry.get('points')!r} is not a non-zero "
+            notes.append(f"rubrics[{index}]: points {raw!r} is not a non-zero "
                          "number, dropped")
             continue
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw != points:
+            notes.append(f"rubrics[{index}].points: {raw!r} read as {points}")
+        axis = normalize_axis(entry.get("axis", ""))
+        if "_".join(str(entry.get("axis", "")).strip().lower().replace("-", " ").split()) != axis:
+            notes.append(f"rubrics[{index}].axis: {entry.get('axis')!r} read as {axis}")
         evidence = entry.get("evidence") or []
         items.append(RubricItem(" ".join(str(entry["criterion"]).split()),
-                                normalize_axis(entry.get("axis", "")), points,
+                                axis, points,
                                 [str(e).strip().strip("[]") for e in evidence
                                  if isinstance(evidence, list)], stage))
     return items, notes

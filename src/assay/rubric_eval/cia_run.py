@@ -42,6 +42,7 @@ class CiaResult:
     summary: CoverageSummary | None
     points: dict[str, list[AtomicPoint]]
     fallbacks: dict[str, str] = field(default_factory=dict)  # query -> why atomisation fell back
+    coercions: dict[str, list[str]] = field(default_factory=dict)  # query -> fields coerced
     failed: dict[str, str] = field(default_factory=dict)  # batch item -> error
     gold_queries: int = 0
     scope: list[str] = field(default_factory=list)  # the gold queries scored (every set has one)
@@ -102,6 +103,8 @@ async def arun_cia(
                     result.points[index] = [AtomicPoint(**p) for p in stored["points"]]
                     if stored.get("fallback"):
                         result.fallbacks[index] = stored["fallback"]
+                    if stored.get("coercions"):
+                        result.coercions[index] = stored["coercions"]
             verdicts: dict[str, list[Verdict]] = {}
             ready = [i for i in result.scope if i in result.points]
             for label, rubrics in sets.items():
@@ -157,6 +160,7 @@ def _write_outputs(path: Path, result: CiaResult, counts: dict[str, int],
     write_jsonl(({"index": i, "source_rubric_count": counts[i],
                   "gold_atomic_count": len(result.points[i]),
                   "fallback": result.fallbacks.get(i),
+                  "coercions": result.coercions.get(i, []),
                   "gold_atomic_points": [p.model_dump() for p in result.points[i]]}
                  for i in counts if i in result.points), path / "gold_atomic_points.jsonl")
     for label, rows in verdicts.items():
@@ -173,6 +177,7 @@ def _summary_json(result: CiaResult) -> str:
         "queries": len(result.points),
         "gold_points": sum(len(p) for p in result.points.values()),
         "atomisation_fallbacks": result.fallbacks,
+        "atomisation_coercions": result.coercions,
         "scope": {"gold_queries": result.gold_queries, "scored_queries": len(result.scope),
                   "left_out_without_rubric": result.without_candidate,
                   "not_in_gold": result.not_in_gold},
