@@ -64,6 +64,19 @@ async def test_the_filter_cannot_drop_a_red_flag_or_negative_constraint(
     assert fever["audit"]["red_flags_added"] == ["R1", "R2"]
 
 
+async def test_an_uncited_negative_constraint_survives_the_audit_as_a_penalty(
+        serve, sample_kb, sample_queries, sample_stages, tmp_path):
+    """Issue 30, point 3: the scripted audit leaves "Do not sponge a child with cold water"
+    uncited; it ends as a high-stakes criterion, and the audit record says so."""
+    server = await serve(stages=sample_stages)
+    result = await run(server, sample_queries, sample_kb, tmp_path)
+    [(query_id, fever)] = [(q, r) for q, r in result.records.items() if "2-month-old" in r["query"]]
+    label = next(f["label"] for f in fever["board"] if f["text"].startswith("Do not sponge"))
+    assert label in fever["audit"]["negative_constraints_added"]
+    citing = [c for c in result.rubrics[query_id].criteria if label in c.metadata.get("facts", [])]
+    assert citing and all(c.weight <= -8 for c in citing)
+
+
 async def test_generated_rubrics_feed_straight_into_assay_grade(
         serve, sample_kb, sample_queries, sample_stages, tmp_path):
     server = await serve(stages=sample_stages, policy="MET")
