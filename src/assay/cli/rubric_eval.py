@@ -163,11 +163,20 @@ def nearmiss_build(
     attempts: Annotated[
         int, typer.Option("--attempts", min=1, help="LLM edits tried before the rule fallback.")
     ] = 2,
+    max_span_chars: Annotated[
+        int, typer.Option("--max-span-chars", min=1,
+                          help="The longest span (and replacement) an edit may change.")
+    ] = 160,
+    max_span_share: Annotated[
+        float, typer.Option("--max-span-share", min=0.0, max=1.0,
+                            help="The largest share of the reference an edit may change.")
+    ] = 0.25,
     cache: Cache = None,
     budget: BudgetUsd = None,
     quiet: Quiet = False,
 ) -> None:
-    """Build near-miss pairs: each reference answer with one critical fact broken."""
+    """Build near-miss pairs: each reference answer with one bounded span changed so that one
+    critical fact breaks (the candidate is built from the reference, never the model's text)."""
     from assay.cli.command import Note, report
 
     def compute():
@@ -175,6 +184,7 @@ def nearmiss_build(
 
         return _run(arun_build(gold, judge=judge, out=out, references=references,
                                conversations=conversations, pairs_path=pairs, attempts=attempts,
+                               max_span_chars=max_span_chars, max_span_share=max_span_share,
                                cache=cache, budget_usd=budget, quiet=quiet))
 
     def show(result):

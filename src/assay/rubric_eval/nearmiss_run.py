@@ -31,6 +31,7 @@ from assay.metrics.pairs import DiscriminationSummary, NearMissPairs, discrimina
 from assay.rubric_eval import prompts
 from assay.rubric_eval.nearmiss import NearMissPair, build_pair, read_pairs
 from assay.rubric_eval.pair_judge import Totals, judge_pair
+from assay.rubric_eval.perturb import MAX_SPAN_CHARS, MAX_SPAN_SHARE, SpanBound
 from assay.rubric_eval.released import load_queries, read_rubric_set
 from assay.rubric_eval.session import file_digest, open_judges
 
@@ -54,7 +55,9 @@ class BuildResult:
 async def arun_build(
     gold: str | Path, *, judge: str, out: str | Path, references: str | Path | None = None,
     conversations: str | Path | None = None, pairs_path: str | Path | None = None,
-    attempts: int = 2, cache: str | Path | None = None, budget_usd: float | None = None,
+    attempts: int = 2, max_span_chars: int = MAX_SPAN_CHARS,
+    max_span_share: float = MAX_SPAN_SHARE, cache: str | Path | None = None,
+    budget_usd: float | None = None,
     quiet: bool = True,
 ) -> BuildResult:
     """One near-miss pair per gold query with a reference answer (see :mod:`.nearmiss`);
@@ -64,7 +67,9 @@ async def arun_build(
                            skipped=empty)
     skipped = {index: str(empty[index]) if index in empty else "no reference answer"
                for index, query in queries.items() if not query.reference}
+    bound = SpanBound(max_span_chars, max_span_share)
     config = {"judge": judge, "attempts": attempts, "prompts": prompts.VERSION,
+              "span_bound": bound._asdict(),
               "gold": file_digest(gold), "references": file_digest(references),
               "conversations": file_digest(conversations)}
     job = JobDir.open(out, kind="nearmiss-build", config=config)
@@ -75,7 +80,7 @@ async def arun_build(
             caller = StageCaller(judges["editor"], job.store)
 
             async def worker(index: str) -> dict[str, Any]:
-                pair = await build_pair(caller, queries[index], attempts=attempts)
+                pair = await build_pair(caller, queries[index], attempts=attempts, bound=bound)
                 return pair.model_dump(mode="json")
 
             batch = await run_batch([i for i in queries if i not in skipped], worker,
