@@ -76,8 +76,9 @@ async def arun_build(
     target = Path(pairs_path) if pairs_path is not None else job.path / "pairs.jsonl"
     result = BuildResult(pairs_path=target, pairs=[], skipped=skipped)
     try:
-        async with open_judges({"editor": judge}, cache=cache, budget_usd=budget_usd) as judges:
-            caller = StageCaller(judges["editor"], job.store)
+        async with open_judges({"perturber": judge}, cache=cache,
+                               budget_usd=budget_usd) as judges:
+            caller = StageCaller(judges["perturber"], job.store)
 
             async def worker(index: str) -> dict[str, Any]:
                 pair = await build_pair(caller, queries[index], attempts=attempts, bound=bound)
