@@ -28,7 +28,6 @@ from typing import Any
 from assay.judges import make_judge
 from assay.judges.judge import Judge
 
-
 PAPER_TEMPERATURES: dict[str, float] = {"verifier": 0.0, "perturber": 0.0, "judge": 0.0,
                                          "critic": 0.0, "editor": 0.2}
 
