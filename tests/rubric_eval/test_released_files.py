@@ -167,3 +167,52 @@ def test_an_atomiser_reply_with_one_invalid_field_keeps_its_points(tmp_path):
     assert row["coercions"] == [
         "gold_atomic_points[0].source_criterion_index: '4' read as 4",
         "gold_atomic_points[0].polarity: 'positive' read as positive_requirement (inferred)"]
+
+
+def test_gold_points_of_one_job_are_reused_by_another_without_atomising(tmp_path):
+    """Issue 30, point 6: CIA of rubric sets run in separate jobs uses one fixed gold
+    atomisation (exported by the first job, imported by the next)."""
+    atoms = {"gold_atomic_points": [
+        {"text": "Simethicone is an option for acute bloating.", "source_criterion_index": 4,
+         "axis": "accuracy", "polarity": "positive_requirement"}]}
+    stages = {"cia_atomize": atoms,
+              "cia_verify": {"decision": "YES", "support_index": 1, "reason": "r"}}
+    gold = subset(tmp_path, "reference_rubrics.jsonl", 1)
+    with FakeJudgeServer.run_in_thread(stages=stages) as server:
+        spec = f"openai-compatible:fake@{server.base_url}"
+        first = invoke("cia", subset(tmp_path, "final_rubrics.jsonl", 1), "--gold", gold,
+                       "--judge", spec, "--out", tmp_path / "ours", "--quiet")
+        assert first.exit_code == 0, first.output
+        exported = tmp_path / "ours" / "gold_atomic_points.jsonl"
+        calls = len(server.requests)
+        second = invoke("cia", RELEASED / "generic_rubrics.jsonl", "--gold", gold,
+                        "--gold-points", exported, "--judge", spec, "--out",
+                        tmp_path / "generic", "--quiet")
+        assert second.exit_code == 0, second.output
+        stages_called = [r["stage"] for r in server.requests[calls:]]
+    assert stages_called == ["cia_verify"]
+    assert (tmp_path / "generic" / "gold_atomic_points.jsonl").read_text() == exported.read_text()
+
+
+def test_gold_points_that_miss_a_gold_query_are_refused(tmp_path):
+    points = tmp_path / "points.jsonl"
+    points.write_text(json.dumps({"index": 1, "gold_atomic_points": [
+        {"ga_id": "1_1", "text": "t", "source_criterion_index": 1, "axis": "accuracy",
+         "polarity": "positive_requirement"}]}) + "\n")
+    result = invoke("cia", RELEASED / "final_rubrics.jsonl", "--gold",
+                    RELEASED / "reference_rubrics.jsonl", "--gold-points", points,
+                    "--judge", "openai-compatible:fake@http://127.0.0.1:9/v1",
+                    "--out", tmp_path / "cia", "--quiet")
+    assert result.exit_code != 0
+    assert "no gold points for 2 gold queries (first: 5)" in " ".join(result.output.split())
+
+
+def test_cia_help_mentions_only_options_it_has():
+    import re
+
+    import typer
+
+    command = typer.main.get_command(app).commands["cia"]  # type: ignore[attr-defined]
+    declared = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+    mentioned = set(re.findall(r"(--[a-z][a-z-]+)", invoke("cia", "--help").output))
+    assert mentioned and mentioned <= declared | {"--help"}, mentioned - declared

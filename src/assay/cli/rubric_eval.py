@@ -73,7 +73,9 @@ def _run(coroutine):
 @app.command()
 def cia(
     candidate: Annotated[Path, typer.Argument(help="The candidate rubric set. " + _RUBRICS)],
-    gold: Annotated[Path, typer.Option("--gold", help=_GOLD)],
+    gold: Annotated[Path, typer.Option("--gold", help=(
+        "Gold (physician) rubrics: HealthBench JSONL or seed 000's reference_rubrics.jsonl "
+        "(index-keyed)."))],
     judge: Annotated[str, typer.Option("--judge", help="The verifier (and atomiser). " + _JUDGE)],
     out: JobOut,
     against: Annotated[
@@ -90,6 +92,14 @@ def cia(
             help="Split the gold criteria into atomic points first (else one point per criterion).",
         ),
     ] = True,
+    gold_points: Annotated[
+        Path | None,
+        typer.Option(
+            "--gold-points",
+            help="Use the gold atomic points of an earlier job (its gold_atomic_points.jsonl) "
+            "instead of atomising, so separate jobs share one gold atomisation.",
+        ),
+    ] = None,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="CI level.")] = 0.95,
     cache: Cache = None,
     budget: BudgetUsd = None,
@@ -97,7 +107,9 @@ def cia(
 ) -> None:
     """Clinical Intent Alignment: the share of gold points a rubric set covers (Wilson CI).
 
-    Writes gold_atomic_points.jsonl, coverage.jsonl (what `assay coverage` reads) and cia.json.
+    Writes gold_atomic_points.jsonl (reusable with --gold-points), coverage.jsonl (what
+    `assay coverage` reads; coverage_against.jsonl with --against) and cia.json. Only gold
+    queries that every set has a rubric for are scored; the others are listed.
     """
     from assay.cli.command import Note, report
 
@@ -106,7 +118,7 @@ def cia(
 
         return _run(arun_cia(candidate, gold, judge=judge, out=out, against=against,
                              atomize_gold=atomize, cache=cache, budget_usd=budget, level=level,
-                             quiet=quiet))
+                             quiet=quiet, gold_points=gold_points))
 
     def show(result):
         from assay.cli.tables.meta import coverage_tables

@@ -66,8 +66,14 @@ async def arun_cia(
     budget_usd: float | None = None,
     level: float = 0.95,
     quiet: bool = True,
+    gold_points: str | Path | None = None,
 ) -> CiaResult:
-    """Run CIA (see the module docstring); resumes an existing ``out`` with the same config."""
+    """Run CIA (see the module docstring); resumes an existing ``out`` with the same config.
+
+    ``gold_points``: a ``gold_atomic_points.jsonl`` written by an earlier job, used instead of
+    atomising (no atomiser call), so rubric sets scored in separate jobs share one fixed gold
+    atomisation.
+    """
     gold_set = read_rubric_set(gold)
     if gold_set.shared is not None:
         raise InputError(Issue(str(gold), None, None, "the gold rubrics must be per query"))
@@ -76,7 +82,9 @@ async def arun_cia(
         sets["against"] = read_rubric_set(against)
     indices = gold_set.indices
     without, extra = _overlap(gold_set, sets, {"candidate": candidate, "against": against}, gold)
+    imported = read_gold_points(gold_points, gold_set) if gold_points is not None else None
     config = {"judge": judge, "atomize": atomize_gold, "prompts": prompts.VERSION,
+              "gold_points": file_digest(gold_points),
               "gold": file_digest(gold), "candidate": file_digest(candidate),
               "against": file_digest(against)}
     job = JobDir.open(out, kind="cia", config=config)
@@ -89,6 +97,8 @@ async def arun_cia(
 
             async def atoms(index: str) -> dict[str, Any]:
                 entries = gold_set.per_index[index]
+                if imported is not None:
+                    return imported[index]
                 if not atomize_gold:
                     return {"points": [p.model_dump() for p in fallback_points(index, entries)],
                             "fallback": None}
@@ -123,16 +133,64 @@ async def arun_cia(
         _write_outputs(job.path, result, {i: len(e) for i, e in gold_set.per_index.items()},
                        verdicts)
         if finished:
-            gold_points = gold_rubrics({i: result.points[i] for i in ready if i in finished})
+            scored = gold_rubrics({i: result.points[i] for i in ready if i in finished})
             mine = [v for v in verdicts["candidate"] if v.item_id in finished]
             other = ([v for v in verdicts["against"] if v.item_id in finished]
                      if "against" in verdicts else None)
-            result.summary = coverage_summary(mine, gold=gold_points, against=other, level=level)
+            result.summary = coverage_summary(mine, gold=scored, against=other, level=level)
             (job.path / "cia.json").write_text(_summary_json(result), encoding="utf-8")
     finally:
         job.finish(status="complete" if result.complete else "incomplete",
                    extra={"failed": result.failed})
     return result
+
+
+def read_gold_points(path: str | Path, gold: RubricSet) -> dict[str, dict[str, Any]]:
+    """``index -> {points, fallback, coercions}`` from a ``gold_atomic_points.jsonl``; every
+    gold query needs its line, and every line a gold query (errors name file, line, field)."""
+    from pydantic import ValidationError
+
+    from assay.io.jsonl import iter_jsonl
+
+    source = str(path)
+    if not Path(path).is_file():
+        raise InputError(Issue(source, None, None, "no such gold points file"))
+    issues: list[Issue] = []
+    out: dict[str, dict[str, Any]] = {}
+    for line, row in iter_jsonl(path, source=source):
+        if isinstance(row, Issue):
+            issues.append(row)
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("gold_atomic_points"), list):
+            issues.append(Issue(source, line, "gold_atomic_points", "expected a list of points"))
+            continue
+        index = str(row.get("index", "")).strip()
+        if index not in gold.per_index:
+            issues.append(Issue(source, line, "index", f"{index!r} is not a gold query"))
+            continue
+        if index in out:
+            issues.append(Issue(source, line, "index", f"index {index} again"))
+            continue
+        points = []
+        for i, point in enumerate(row["gold_atomic_points"]):
+            try:
+                points.append(AtomicPoint.model_validate(point).model_dump())
+            except ValidationError as exc:
+                for err in exc.errors():
+                    where = ".".join(str(p) for p in err["loc"])
+                    issues.append(Issue(source, line, f"gold_atomic_points[{i}].{where}",
+                                        err["msg"]))
+        if not points:
+            issues.append(Issue(source, line, "gold_atomic_points", "no point"))
+        out[index] = {"points": points, "fallback": row.get("fallback"),
+                      "coercions": row.get("coercions") or []}
+    missing = [i for i in gold.indices if i not in out]
+    if missing and not issues:
+        issues.append(Issue(source, None, "index", f"no gold points for {len(missing)} gold "
+                            f"queries (first: {missing[0]})"))
+    if issues:
+        raise InputError(issues)
+    return out
 
 
 def _overlap(gold: RubricSet, sets: dict[str, RubricSet], paths: dict[str, Any],
