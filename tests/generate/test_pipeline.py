@@ -180,9 +180,12 @@ async def test_web_search_evidence_is_searched_once_and_cited(serve, sample_stag
     async with FakeSearchServer(results={"*": [page]}) as search_server:
         web = TavilySearch(api_key=search_server.key, base_url=search_server.base_url)
         query = "My blood pressure was 150/95 at the pharmacy today. Is that dangerous?"
-        first = await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl")
+        # pages=False: this test's URL is not served here (test_pages.py fetches pages)
+        first = await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl",
+                                pages=False)
         searches = len(search_server.requests)
-        await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl")
+        await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl",
+                        pages=False)
     assert searches == 3 and len(search_server.requests) == 3  # resumed: no new search
     assert (tmp_path / "o.jsonl.job" / "records.jsonl").read_text().count("\n") == 1
     [record] = first.records.values()
