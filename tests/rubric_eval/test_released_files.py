@@ -216,3 +216,20 @@ def test_cia_help_mentions_only_options_it_has():
     declared = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
     mentioned = set(re.findall(r"(--[a-z][a-z-]+)", invoke("cia", "--help").output))
     assert mentioned and mentioned <= declared | {"--help"}, mentioned - declared
+
+
+def test_refine_leaves_out_queries_whose_released_base_response_is_empty(tmp_path):
+    stages = {"refine_critique": {"rubric_scores": [], "constraints": [], "edit_plan": [
+                  {"priority": "HIGH", "action": "ADD", "instruction": "Say when to see a GP."}]},
+              "refine_rewrite": {"revised_response": "Eat slowly; see a GP if it persists."}}
+    with FakeJudgeServer.run_in_thread(stages=stages, policy="MET") as server:
+        result = invoke("refine", "--gold", RELEASED / "reference_rubrics.jsonl",
+                        "--conversations", RELEASED / "conversations.txt",
+                        "--base", RELEASED / "reference_responses.jsonl", "--no-oracle",
+                        "--judge", f"openai-compatible:fake@{server.base_url}",
+                        "--out", tmp_path / "refine", "--quiet", "--n-bootstrap", "20")
+    assert result.exit_code == 0, result.output
+    scores = [json.loads(line)["index"] for line in
+              (tmp_path / "refine" / "scores.jsonl").read_text().splitlines()]
+    assert scores == ["1", "59"]
+    assert "1 queries have an empty base response and were left out" in result.output

@@ -340,6 +340,9 @@ def refine(
         from assay.cli.tables.rubric_eval import refine_tables
 
         yield from refine_tables(result)
+        if result.skipped:
+            yield Note(f"note: {len(result.skipped)} queries have an empty base response and "
+                       f"were left out (first: {next(iter(result.skipped.values()))})")
         yield Note(f"outputs in {result.out}")
 
     _exit_if_failed(report(compute, show).failed)
