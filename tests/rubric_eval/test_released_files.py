@@ -233,3 +233,25 @@ def test_refine_leaves_out_queries_whose_released_base_response_is_empty(tmp_pat
               (tmp_path / "refine" / "scores.jsonl").read_text().splitlines()]
     assert scores == ["1", "59"]
     assert "1 queries have an empty base response and were left out" in result.output
+
+
+def test_grade_reads_the_released_generic_rubric_and_reference_responses(tmp_path):
+    """The released files given to `assay grade` as they are: the generic rubric (a JSON list
+    with trailing commas in a .jsonl file) and the reference answers keyed by index, whose
+    empty one (query 5) is left out and counted, not graded as an empty answer."""
+    from assay.rubric_eval.released import read_conversations
+
+    items = tmp_path / "queries.jsonl"
+    items.write_text("".join(
+        json.dumps({"id": index, "messages": list(conversation_messages(text))}) + "\n"
+        for index, text in read_conversations(RELEASED / "conversations.txt").items()))
+    with FakeJudgeServer.run_in_thread(policy="MET") as server:
+        result = invoke("grade", items, "--rubric", RELEASED / "generic_rubrics.jsonl",
+                        "--responses", RELEASED / "reference_responses.jsonl",
+                        "--judge", f"openai-compatible:fake@{server.base_url}",
+                        "--run-dir", tmp_path / "run", "--quiet", "--json", tmp_path / "s.json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert [i["item_id"] for i in summary["items"]] == ["1", "59"]
+    assert [i["n_scored"] for i in summary["items"]] == [6, 6]  # the six generic criteria
+    assert "1 items had no response to grade" in " ".join(result.output.split())

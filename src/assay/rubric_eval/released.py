@@ -190,40 +190,10 @@ def read_rubric_set(path: str | Path) -> RubricSet:
     return out
 
 
-_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\]|\\.)*"|,(\s*[}\]])')
-
-
-def without_trailing_commas(text: str) -> str:
-    """JSON text with the commas before a closing bracket removed (never inside a string).
-
-    >>> without_trailing_commas('[{"a": "x, ]",}, ]')
-    '[{"a": "x, ]"} ]'
-    """
-    return _STRING_OR_TRAILING_COMMA.sub(
-        lambda m: m.group(1) if m.group(1) is not None else m.group(0), text)
-
-
-def load_whole_json(path: Path) -> Any:
-    """The file as one JSON value (trailing commas allowed, as in the released
-    ``generic_rubrics.jsonl``), or None if it is not one (e.g. a JSONL file)."""
-    import orjson
-
-    text = path.read_bytes()
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass
-    stripped = text.lstrip()
-    if not stripped.startswith((b"[", b"{")):
-        return None
-    try:
-        return orjson.loads(without_trailing_commas(text.decode("utf-8", errors="replace")))
-    except orjson.JSONDecodeError:
-        return None
-
-
 def _shared_rubric(path: Path) -> RubricSet | None:
     """A whole-file rubric shared by every query (JSON list / {rubrics}, or an Assay rubric)."""
+    from assay.io.seed000 import load_whole_json
+
     whole = load_whole_json(path)
     if isinstance(whole, list) or (isinstance(whole, dict) and "rubrics" in whole
                                    and "index" not in whole):
