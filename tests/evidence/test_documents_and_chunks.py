@@ -71,3 +71,32 @@ def test_chunks_cover_every_paragraph_in_order(sample_docs):
     joined = " ".join(c.text for c in chunks).split()
     assert joined == doc.text.split()
     assert all(a.end <= b.start for a, b in itertools.pairwise(chunks))
+
+
+def test_kb_search_offsets_of_an_html_chunk_point_into_the_source_file(tmp_path):
+    """Issue 30, point 6: for HTML, `assay kb search` gave offsets into the extracted text,
+    which point at markup in the file; they now span the chunk's text in the file itself."""
+    import json
+    import re
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+
+    html = Path(__file__).parents[2] / "examples" / "generate" / "docs" / "metformin.html"
+    runner = CliRunner()
+    built = runner.invoke(app, ["kb", "build", str(html), "--out", str(tmp_path / "kb")])
+    assert built.exit_code == 0, built.output
+    found = runner.invoke(app, ["kb", "search", str(tmp_path / "kb"), "metformin kidney function",
+                                "--json", "-k", "3"])
+    assert found.exit_code == 0, found.output
+    source = html.read_text(encoding="utf-8")
+    for line in found.output.splitlines():
+        hit = json.loads(line)
+        span = source[hit["start"]:hit["end"]]
+        visible = " ".join(re.sub(r"<[^>]+>", " ", span).split())
+        # the span starts and ends on the chunk's own text, markup only in between
+        assert span.startswith(hit["text"].split()[0])
+        assert span.endswith(hit["text"].split()[-1][-3:])
+        assert visible.replace("&amp;", "&").split()[:5] == hit["text"].split()[:5]

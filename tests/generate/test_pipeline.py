@@ -64,6 +64,19 @@ async def test_the_filter_cannot_drop_a_red_flag_or_negative_constraint(
     assert fever["audit"]["red_flags_added"] == ["R1", "R2"]
 
 
+async def test_an_uncited_negative_constraint_survives_the_audit_as_a_penalty(
+        serve, sample_kb, sample_queries, sample_stages, tmp_path):
+    """Issue 30, point 3: the scripted audit leaves "Do not sponge a child with cold water"
+    uncited; it ends as a high-stakes criterion, and the audit record says so."""
+    server = await serve(stages=sample_stages)
+    result = await run(server, sample_queries, sample_kb, tmp_path)
+    [(query_id, fever)] = [(q, r) for q, r in result.records.items() if "2-month-old" in r["query"]]
+    label = next(f["label"] for f in fever["board"] if f["text"].startswith("Do not sponge"))
+    assert label in fever["audit"]["negative_constraints_added"]
+    citing = [c for c in result.rubrics[query_id].criteria if label in c.metadata.get("facts", [])]
+    assert citing and all(c.weight <= -8 for c in citing)
+
+
 async def test_generated_rubrics_feed_straight_into_assay_grade(
         serve, sample_kb, sample_queries, sample_stages, tmp_path):
     server = await serve(stages=sample_stages, policy="MET")
@@ -167,9 +180,12 @@ async def test_web_search_evidence_is_searched_once_and_cited(serve, sample_stag
     async with FakeSearchServer(results={"*": [page]}) as search_server:
         web = TavilySearch(api_key=search_server.key, base_url=search_server.base_url)
         query = "My blood pressure was 150/95 at the pharmacy today. Is that dangerous?"
-        first = await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl")
+        # pages=False: this test's URL is not served here (test_pages.py fetches pages)
+        first = await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl",
+                                pages=False)
         searches = len(search_server.requests)
-        await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl")
+        await agenerate(query, model=fake(server), search=web, out=tmp_path / "o.jsonl",
+                        pages=False)
     assert searches == 3 and len(search_server.requests) == 3  # resumed: no new search
     assert (tmp_path / "o.jsonl.job" / "records.jsonl").read_text().count("\n") == 1
     [record] = first.records.values()

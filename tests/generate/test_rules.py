@@ -12,6 +12,7 @@ from assay.generate.rules import (
     coerce_points,
     enforce_citations,
     ensure_negative,
+    keep_negative_constraints,
     keep_red_flags,
     merge_duplicates,
     normalize_axis,
@@ -126,6 +127,26 @@ def test_red_flags_are_kept_as_high_stakes_criteria():
     assert added == ["R2"] and out[2].criterion.endswith("A stiff neck needs emergency care.")
 
 
+def test_negative_constraints_are_kept_as_high_stakes_criteria():
+    """Issue 30, point 3 (seed 000 Table 14: every red flag or contraindication corresponds
+    to a high-stakes criterion); N2 is the shipped sample's "Do not sponge a child with cold
+    water", which the audit left uncited and the old rules dropped."""
+    items = [item("Suggests aspirin for the fever.", -3, ["N1"]), item("Gives the dose.", 4, ["P1"])]
+    out, added = keep_negative_constraints(items, BOARD)
+    assert [(i.points, i.evidence, i.stage) for i in out] == [
+        (-8, ["N1"], "audit_rubric"), (4, ["P1"], "audit_rubric"), (-9, ["N2"], "audit_rules")]
+    assert added == ["N2"] and out[2].criterion.endswith("Do not sponge a child with cold water.")
+
+
+def test_the_audit_report_records_the_weights_the_rules_raised():
+    items = [item("Mentions the non-fading rash.", 5, ["R1"]),
+             item("Suggests aspirin for the fever.", -3, ["N1"])]
+    _, report = audit_rules(items, BOARD)
+    assert report["raised_to_high_stakes"] == ["Mentions the non-fading rash.: 5 -> 8",
+                                               "Suggests aspirin for the fever.: -3 -> -8"]
+    assert report["red_flags_added"] == ["R2"] and report["negative_constraints_added"] == ["N2"]
+
+
 def test_at_least_one_negative_criterion_from_the_first_negative_constraint():
     out, added = ensure_negative([item("Gives the dose.", 4, ["P1"])], BOARD)
     assert added and (out[-1].points, out[-1].evidence) == (-8, ["N1"])
@@ -159,10 +180,11 @@ def test_audit_rules_apply_in_order_and_report_each_change():
              item("Invents a fact.", 3, [])]
     final, report = audit_rules(items, BOARD, max_criteria=20)
     assert report == {"removed_uncited": ["Invents a fact."], "merged": 1,
-                      "red_flags_added": ["R1", "R2"], "negative_added": True,
-                      "removed_over_cap": []}
+                      "red_flags_added": ["R1", "R2"],
+                      "negative_constraints_added": ["N1", "N2"], "raised_to_high_stakes": [],
+                      "negative_added": False, "removed_over_cap": []}
     assert [(i.points, i.evidence) for i in final] == [(7, ["P1"]), (9, ["R1"]), (9, ["R2"]),
-                                                       (-8, ["N1"])]
+                                                       (-9, ["N1"]), (-9, ["N2"])]
 
 
 def test_rerank_keeps_valid_distinct_indices_then_backfills_in_candidate_order():

@@ -66,3 +66,23 @@ def test_an_override_for_an_unknown_stage_is_refused(tmp_path):
     (tmp_path / "rout.txt").write_text("x", encoding="utf-8")
     with pytest.raises(InputError, match="unknown stage"):
         load_templates(tmp_path)
+
+
+def test_an_override_with_an_unknown_placeholder_is_refused_at_its_line(tmp_path):
+    """Issue 30, point 6: a misspelt placeholder would reach the model unfilled."""
+    path = tmp_path / "route.txt"
+    path.write_text("Be brief.\n=== user ===\nQ: {querry}", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_templates(tmp_path)
+    assert f"{path}:3: {{querry}}: unknown placeholder (route fills {{query}})" in [
+        str(i) for i in caught.value.issues]
+
+
+def test_an_override_missing_a_placeholder_is_refused(tmp_path):
+    """Without {query} the route stage would never see the user's question."""
+    path = tmp_path / "route.txt"
+    path.write_text("Route this medical question.", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_templates(tmp_path)
+    assert [str(i) for i in caught.value.issues] == [
+        f"{path}: {{query}}: missing placeholder (route fills {{query}})"]

@@ -93,11 +93,12 @@ async def test_the_verifier_sees_the_numbered_criteria_and_one_gold_point(serve,
     async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
         [verdict] = await verify_query(StageCaller(judge, store), "q1", points, candidate,
                                        label="ours")
-        none = await verify_query(StageCaller(judge, store), "q1", points, None, label="ours")
+        with pytest.raises(ValueError, match="no ours rubric"):  # left out by the caller
+            await verify_query(StageCaller(judge, store), "q1", points, None, label="ours")
     text = server.requests[0]["body"]["messages"][0]["content"]
     assert "Premise (Generated Rubric criteria list, knowledge source):\n1. Mentions rest\n" \
            "2. Advises drinking fluids\n\nHypothesis (single Gold Atomic Point):\n" \
            "Advises hydration.\n" in text
     assert verdict["verdict"] == "MET" and "support 2: Advises drinking fluids" in verdict[
         "explanation"]
-    assert none[0]["verdict"] == "UNMET" and len(server.requests) == 1  # no call without a rubric
+    assert len(server.requests) == 1  # no call without a rubric

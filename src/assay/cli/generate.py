@@ -12,8 +12,9 @@ from assay.cli.app import app
 
 @app.command()
 def generate(
-    queries: Path = typer.Argument(..., help="Queries: a text file (one per line), item JSONL or "
-                                   "HealthBench JSONL."),
+    queries: Path = typer.Argument(..., help="Queries: a text file (one per line), seed 000's "
+                                   "conversations.txt (INDEX<TAB>User: ...; the indices are the "
+                                   "ids), item JSONL or HealthBench JSONL."),
     kb: Path | None = typer.Option(None, "--kb", help="Knowledge-base folder (assay kb build)."),
     model: str | None = typer.Option(None, "--model", "-m", help="Judge spec of the model that "
                                      "writes the rubric, e.g. openai:gpt-4.1 or "
@@ -22,6 +23,9 @@ def generate(
                                           "(default: --model)."),
     search: str | None = typer.Option(None, "--search", help="Web search adapter: tavily (key "
                                       "from TAVILY_API_KEY) or tavily@URL. Off by default."),
+    pages: bool = typer.Option(True, "--pages/--no-pages", help="With --search: fetch each hit's "
+                               "page and use its main text (Trafilatura, 5,000 characters, "
+                               "10 s and 2 MB per page), else the search snippet only."),
     out: Path = typer.Option(..., "--out", "-o", help=".jsonl (HealthBench lines), .yaml/.json "
                              "(one rubric) or a folder."),
     method: str = typer.Option("pipeline", "--method", help="pipeline | one-step | generic."),

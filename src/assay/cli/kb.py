@@ -45,7 +45,8 @@ def kb_search(
     mode: str = typer.Option("auto", "--mode", help="auto | bm25 | dense | hybrid."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
 ) -> None:
-    """Show the chunks that best match QUERY, with their ids and source offsets."""
+    """Show the chunks that best match QUERY, with their ids and their character offsets in
+    the source file (for HTML, the span of the markup the chunk's text came from)."""
     import json
 
     from assay.cli.output import fail, stdout
@@ -60,12 +61,14 @@ def kb_search(
     for rank, hit in enumerate(hits, 1):
         c = hit.chunk
         if as_json:
+            start, end = c.source_span
             print(json.dumps({"rank": rank, "id": c.id, "score": hit.score, "source": c.source,
-                              "start": c.start, "end": c.end, "bm25_rank": hit.bm25_rank,
+                              "start": start, "end": end, "bm25_rank": hit.bm25_rank,
                               "dense_rank": hit.dense_rank, "text": c.text}, ensure_ascii=False))
             continue
         preview = " ".join(c.text.split())[:200]
-        console.print(f"{rank}. {c.id}  [{c.source}:{c.start}-{c.end}]  score {hit.score:.4f}\n"
+        start, end = c.source_span
+        console.print(f"{rank}. {c.id}  [{c.source}:{start}-{end}]  score {hit.score:.4f}\n"
                       f"   {preview}", highlight=False, markup=False)
     if not hits:
         console.print("no match", highlight=False)

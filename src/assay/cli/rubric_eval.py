@@ -73,7 +73,9 @@ def _run(coroutine):
 @app.command()
 def cia(
     candidate: Annotated[Path, typer.Argument(help="The candidate rubric set. " + _RUBRICS)],
-    gold: Annotated[Path, typer.Option("--gold", help=_GOLD)],
+    gold: Annotated[Path, typer.Option("--gold", help=(
+        "Gold (physician) rubrics: HealthBench JSONL or seed 000's reference_rubrics.jsonl "
+        "(index-keyed)."))],
     judge: Annotated[str, typer.Option("--judge", help="The verifier (and atomiser). " + _JUDGE)],
     out: JobOut,
     against: Annotated[
@@ -90,6 +92,14 @@ def cia(
             help="Split the gold criteria into atomic points first (else one point per criterion).",
         ),
     ] = True,
+    gold_points: Annotated[
+        Path | None,
+        typer.Option(
+            "--gold-points",
+            help="Use the gold atomic points of an earlier job (its gold_atomic_points.jsonl) "
+            "instead of atomising, so separate jobs share one gold atomisation.",
+        ),
+    ] = None,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="CI level.")] = 0.95,
     cache: Cache = None,
     budget: BudgetUsd = None,
@@ -97,7 +107,9 @@ def cia(
 ) -> None:
     """Clinical Intent Alignment: the share of gold points a rubric set covers (Wilson CI).
 
-    Writes gold_atomic_points.jsonl, coverage.jsonl (what `assay coverage` reads) and cia.json.
+    Writes gold_atomic_points.jsonl (reusable with --gold-points), coverage.jsonl (what
+    `assay coverage` reads; coverage_against.jsonl with --against) and cia.json. Only gold
+    queries that every set has a rubric for are scored; the others are listed.
     """
     from assay.cli.command import Note, report
 
@@ -106,7 +118,7 @@ def cia(
 
         return _run(arun_cia(candidate, gold, judge=judge, out=out, against=against,
                              atomize_gold=atomize, cache=cache, budget_usd=budget, level=level,
-                             quiet=quiet))
+                             quiet=quiet, gold_points=gold_points))
 
     def show(result):
         from assay.cli.tables.meta import coverage_tables
@@ -117,10 +129,18 @@ def cia(
         points = sum(len(p) for p in result.points.values())
         yield Note(f"{points} gold points from {len(result.points)} queries "
                    f"({len(result.fallbacks)} without atomisation); outputs in {result.out}")
-        for label, count in result.without_candidate.items():
-            if count:
-                yield Note(f"note: {count} queries have no {label} rubric: their gold points "
-                           "count as not covered")
+        names = {"candidate": candidate, "against": against}
+        for label, missing in result.without_candidate.items():
+            if missing:
+                yield Note(f"note: {len(missing)} gold queries have no rubric in "
+                           f"{names[label]} (first: {missing[0]}): left out of CIA, not "
+                           "counted as uncovered")
+        for label, extra in result.not_in_gold.items():
+            if extra:
+                yield Note(f"note: {len(extra)} queries of {names[label]} are not in the gold "
+                           f"set (first: {extra[0]}): ignored")
+        if len(result.scope) < result.gold_queries:
+            yield Note(f"CIA covers {len(result.scope)} of {result.gold_queries} gold queries")
 
     _exit_if_failed(report(compute, show).failed)
 
@@ -155,24 +175,38 @@ def nearmiss_build(
     attempts: Annotated[
         int, typer.Option("--attempts", min=1, help="LLM edits tried before the rule fallback.")
     ] = 2,
+    max_span_chars: Annotated[
+        int, typer.Option("--max-span-chars", min=1,
+                          help="The longest span (and replacement) an edit may change.")
+    ] = 160,
+    max_span_share: Annotated[
+        float, typer.Option("--max-span-share", min=0.0, max=1.0,
+                            help="The largest share of the reference an edit may change.")
+    ] = 0.25,
     cache: Cache = None,
     budget: BudgetUsd = None,
     quiet: Quiet = False,
 ) -> None:
-    """Build near-miss pairs: each reference answer with one critical fact broken."""
-    from assay.cli.command import report
+    """Build near-miss pairs: each reference answer with one bounded span changed so that one
+    critical fact breaks (the candidate is built from the reference, never the model's text)."""
+    from assay.cli.command import Note, report
 
     def compute():
         from assay.rubric_eval import arun_build
 
         return _run(arun_build(gold, judge=judge, out=out, references=references,
                                conversations=conversations, pairs_path=pairs, attempts=attempts,
+                               max_span_chars=max_span_chars, max_span_share=max_span_share,
                                cache=cache, budget_usd=budget, quiet=quiet))
 
     def show(result):
         from assay.cli.tables.rubric_eval import pairs_table
 
-        return [pairs_table(result)]
+        yield pairs_table(result)
+        if result.skipped:
+            first = next(iter(result.skipped.values()))
+            yield Note(f"note: {len(result.skipped)} queries have no reference answer and were "
+                       f"skipped (first: {first}); the job record lists them all")
 
     _exit_if_failed(report(compute, show).failed)
 
@@ -352,6 +386,9 @@ def refine(
         from assay.cli.tables.rubric_eval import refine_tables
 
         yield from refine_tables(result)
+        if result.skipped:
+            yield Note(f"note: {len(result.skipped)} queries have an empty base response and "
+                       f"were left out (first: {next(iter(result.skipped.values()))})")
         yield Note(f"outputs in {result.out}")
 
     _exit_if_failed(report(compute, show).failed)

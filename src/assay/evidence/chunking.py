@@ -38,9 +38,22 @@ class Chunk:
     start: int
     end: int
     text: str
+    source_start: int | None = None  # for HTML: the span in the source file itself
+    source_end: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if self.source_start is None:  # text and Markdown: start/end are the file's own
+            del out["source_start"], out["source_end"]
+        return out
+
+    @property
+    def source_span(self) -> tuple[int, int]:
+        """Where the chunk is in its source file (characters): for HTML, the span of the
+        markup its text came from; for other documents ``(start, end)``."""
+        if self.source_start is None or self.source_end is None:
+            return self.start, self.end
+        return self.source_start, self.source_end
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
@@ -52,7 +65,9 @@ def chunk_document(doc: Document, *, max_chars: int = DEFAULT_MAX_CHARS) -> list
     if max_chars < 20:
         raise ValueError("max_chars must be at least 20")
     spans = _pack(_pieces(doc.text, max_chars), max_chars)
-    return [Chunk(f"{doc.id}#{i}", doc.id, doc.title, doc.path, s, e, doc.text[s:e])
+    at = doc.offsets
+    return [Chunk(f"{doc.id}#{i}", doc.id, doc.title, doc.path, s, e, doc.text[s:e],
+                  at[s] if at else None, at[e - 1] + 1 if at else None)
             for i, (s, e) in enumerate(spans)]
 
 

@@ -24,6 +24,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -42,6 +43,9 @@ class Document:
     kind: str
     title: str
     text: str
+    offsets: tuple[int, ...] | None = None
+    """For HTML: where each character of ``text`` is in the source file (its decoded
+    characters), so a chunk can be shown in the file itself; None when ``text`` is the file."""
 
     @property
     def sha256(self) -> str:
@@ -90,17 +94,20 @@ def read_document(path: str | Path, doc_id: str | None = None) -> Document:
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise InputError(Issue(str(path), None, None, "unsupported document type"))
+    offsets = None
     try:
         if kind == "pdf":
             title, text = _read_pdf(path)
+        elif kind == "html":
+            title, text, offsets = _read_html(path.read_text(encoding="utf-8"))
         else:
             raw = path.read_text(encoding="utf-8")
-            title, text = _read_html(raw) if kind == "html" else (_markdown_title(raw), raw)
+            title, text = _markdown_title(raw), raw
     except UnicodeDecodeError as exc:
         raise InputError(Issue(str(path), None, None, f"not UTF-8 text ({exc.reason})")) from None
     except OSError as exc:
         raise InputError(Issue(str(path), None, None, f"cannot read ({exc.strerror})")) from None
-    return Document(doc_id or path.name, str(path), kind, title or path.stem, text)
+    return Document(doc_id or path.name, str(path), kind, title or path.stem, text, offsets)
 
 
 def _markdown_title(text: str) -> str:
@@ -127,12 +134,20 @@ _HIDDEN = {"script", "style", "head", "noscript", "template", "svg"}
 
 
 class _TextOf(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
+    """Visible text as (character, offset in the source) pairs; entities decoded here (not
+    by the parser) so that each character keeps the offset of what it came from."""
+
+    def __init__(self, raw: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.chars: list[tuple[str, int]] = []
         self.title: list[str] = []
         self._hidden = 0
         self._in_title = False
+        self._line_starts = [0] + [m.end() for m in re.finditer(r"\n", raw)]
+
+    def _here(self) -> int:
+        line, column = self.getpos()
+        return self._line_starts[line - 1] + column
 
     def handle_starttag(self, tag: str, attrs: object) -> None:
         if tag == "title":
@@ -140,7 +155,7 @@ class _TextOf(HTMLParser):
         elif tag in _HIDDEN:
             self._hidden += 1
         if tag in _BLOCK:
-            self.parts.append("\n")
+            self.chars.append(("\n", self._here()))
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
@@ -148,18 +163,67 @@ class _TextOf(HTMLParser):
         elif tag in _HIDDEN and self._hidden:
             self._hidden -= 1
         if tag in _BLOCK:
-            self.parts.append("\n")
+            self.chars.append(("\n", self._here()))
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title.append(data)
         elif not self._hidden:
-            self.parts.append(data)
+            start = self._here()
+            self.chars.extend((ch, start + i) for i, ch in enumerate(data))
+
+    def _reference(self, text: str) -> None:
+        if self._in_title:
+            self.title.append(text)
+        elif not self._hidden:
+            start = self._here()
+            self.chars.extend((ch, start) for ch in text)
+
+    def handle_entityref(self, name: str) -> None:
+        self._reference(unescape(f"&{name};"))
+
+    def handle_charref(self, name: str) -> None:
+        self._reference(unescape(f"&#{name};"))
 
 
-def _read_html(raw: str) -> tuple[str, str]:
-    parser = _TextOf()
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # where str.splitlines splits
+
+
+def _read_html(raw: str) -> tuple[str, str, tuple[int, ...]]:
+    """Title, visible text (one paragraph per block, whitespace runs collapsed) and where each
+    of its characters is in ``raw``.
+
+    >>> title, text, offsets = _read_html("<p>Rest &amp; fluids.</p>\\n<p>See a  GP.</p>")
+    >>> text, [offsets[i] for i in (0, 5, 16)]
+    ('Rest & fluids.\\n\\nSee a GP.', [3, 8, 29])
+    """
+    parser = _TextOf(raw)
     parser.feed(raw)
     parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
-    return " ".join("".join(parser.title).split()), "\n\n".join(line for line in lines if line)
+    lines: list[list[tuple[str, int]]] = [[]]
+    for ch, at in parser.chars:
+        if ch in _LINE_BREAKS:
+            lines.append([])
+        else:
+            lines[-1].append((ch, at))
+    out: list[tuple[str, int]] = []
+    for line in lines:
+        words: list[list[tuple[str, int]]] = []
+        gap = None  # the offset of the whitespace before the next word
+        for ch, at in line:
+            if ch.isspace():
+                gap = at if gap is None else gap
+            else:
+                if gap is not None or not words:
+                    if words:
+                        words[-1].append((" ", gap if gap is not None else at))
+                    words.append([])
+                words[-1].append((ch, at))
+                gap = None
+        if not words:
+            continue
+        if out:
+            out.extend([("\n", out[-1][1] + 1), ("\n", out[-1][1] + 1)])
+        out.extend(pair for word in words for pair in word)
+    text = "".join(ch for ch, _ in out)
+    return " ".join("".join(parser.title).split()), text, tuple(at for _, at in out)

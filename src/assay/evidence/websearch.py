@@ -48,15 +48,18 @@ class SearchError(AssayError):
 class SearchResult:
     title: str
     url: str
-    content: str
+    content: str  # the search engine's snippet
     score: float = 0.0
+    page_text: str = ""  # the page's main text (assay.evidence.pages), when it was fetched
+    page_error: str = ""  # why there is no page text, when fetching it failed
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def as_chunk(self) -> Chunk:
-        """The result as evidence: id ``web:HASH`` of its URL, text capped at 5,000 chars."""
-        text = self.content[:MAX_SOURCE_CHARS]
+        """The result as evidence: id ``web:HASH`` of its URL, its page text (else the
+        snippet) capped at 5,000 chars."""
+        text = (self.page_text or self.content)[:MAX_SOURCE_CHARS]
         key = "web:" + hashlib.sha256(self.url.encode()).hexdigest()[:12]
         return Chunk(key, key, self.title, self.url, 0, len(text), text)
 

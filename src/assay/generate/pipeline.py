@@ -65,6 +65,7 @@ class GenerateConfig:
     rerank: bool = True
     retrieval_mode: str = "auto"
     web_results: int = 2
+    pages: bool = True  # fetch each web hit's page text (Trafilatura), else keep the snippet
     max_draft: int = MAX_DRAFT
     max_criteria: int = MAX_CRITERIA
     refine_rounds: int = 1
@@ -134,7 +135,7 @@ class Generator:
             notes.append(f"route failed, searched with the query itself ({exc.reason})")
         search_queries = list(dict.fromkeys(q for q in route["queries"] if str(q).strip()))[:5] \
             or [query.text]
-        candidates = await self._candidates(search_queries)
+        candidates = await self._candidates(search_queries, notes)
         if not candidates:
             raise AssayError(f"item {query.id!r}: no evidence found for any search query")
         chosen = await self._rerank(query, candidates)
@@ -168,7 +169,7 @@ class Generator:
             "cited_chunks": sorted({cid for f in board.facts for cid in f.chunks} & chunk_ids),
         }
 
-    async def _candidates(self, search_queries: list[str]) -> list[Chunk]:
+    async def _candidates(self, search_queries: list[str], notes: list[str]) -> list[Chunk]:
         rankings: list[list[str]] = []
         chunks: dict[str, Chunk] = {}
         for sq in search_queries:
@@ -179,6 +180,10 @@ class Generator:
                 chunks.update((h.chunk.id, h.chunk) for h in hits)
             if self.web is not None:
                 results = await self._web_search(self.web, sq)
+                for r in results:
+                    note = f"web page {r.url}: {r.page_error}, kept the search snippet"
+                    if r.page_error and note not in notes:
+                        notes.append(note)
                 web_chunks = [r.as_chunk() for r in results]
                 rankings.append([c.id for c in web_chunks])
                 chunks.update((c.id, c) for c in web_chunks)
@@ -193,7 +198,27 @@ class Generator:
             stored = [r.as_dict() for r in results]
             if self.store is not None:
                 self.store.set_meta(key, stored)
-        return [SearchResult(**r) for r in stored]
+        results = [SearchResult(**r) for r in stored]
+        return await self._with_pages(results) if self.config.pages else results
+
+    async def _with_pages(self, results: list[SearchResult]) -> list[SearchResult]:
+        """Each result with its page's text, fetched once per job (stored in the job, so a
+        resumed job does not fetch again); a page that fails keeps the snippet and its error."""
+        from dataclasses import replace
+
+        from assay.evidence.pages import PageText, fetch_pages
+
+        keys = {r.url: "page:" + hashlib.sha256(r.url.encode()).hexdigest()[:16] for r in results}
+        known = {url: self.store.meta(key) for url, key in keys.items()} \
+            if self.store is not None else {}
+        missing = [url for url in keys if known.get(url) is None]
+        for page in await fetch_pages(missing) if missing else []:
+            known[page.url] = page.as_dict()
+            if self.store is not None:
+                self.store.set_meta(keys[page.url], page.as_dict())
+        pages = {url: PageText(**row) for url, row in known.items() if row is not None}
+        return [replace(r, page_text=pages[r.url].text, page_error=pages[r.url].error)
+                for r in results]
 
     async def _rerank(self, query: Query, candidates: list[Chunk]) -> list[Chunk]:
         k = self.config.top_k

@@ -1,7 +1,10 @@
 """The queries to generate rubrics for, and where the generated rubrics go.
 
 In: a plain-text file (one query per line; blank lines and ``#`` comments skipped; ids
-``q-HASH`` of the text, so editing one line does not disturb the others' resume), or any item
+``q-HASH`` of the text, so editing one line does not disturb the others' resume), seed 000's
+released ``conversations.txt`` (every line ``INDEX<TAB>User: ...``: the ids are the authors'
+indices, so the output joins their rubric files by index, and the turns are split on their
+``User:``/``Assistant:`` markers), or any item
 file Assay reads (item JSONL/JSON/YAML with ``id`` and ``prompt``/``messages``, or HealthBench
 JSONL). A multi-turn conversation becomes ``User: ...`` / ``Assistant: ...`` lines, as in the
 paper's released data.
@@ -22,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +67,12 @@ def read_queries(path: str | Path) -> list[Query]:
     if not path.is_file():
         raise InputError(Issue(str(path), None, None, "no such file"))
     if path.suffix.lower() in (".txt", ".text", ""):
-        queries = [Query.plain(line) for line in path.read_text(encoding="utf-8").splitlines()
-                   if line.strip() and not line.lstrip().startswith("#")]
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.strip() and not line.lstrip().startswith("#")]
+        if lines and all(_INDEXED_LINE.match(line) for line in lines):
+            queries = _released_conversations(path)
+        else:
+            queries = [Query.plain(line) for line in lines]
     else:
         from assay.io import load_items
 
@@ -78,6 +86,19 @@ def read_queries(path: str | Path) -> list[Query]:
                                    f"{seen[q.id] + 1} (id {q.id!r})"))
         seen[q.id] = index
     return queries
+
+
+_INDEXED_LINE = re.compile(r"^\s*\d+\t")
+
+
+def _released_conversations(path: Path) -> list[Query]:
+    """Seed 000's ``conversations.txt``: one query per line, its id the authors' index."""
+    from assay.rubric_eval.released import conversation_messages, read_conversations
+
+    return [Query.of_item(Item.model_validate({
+        "id": index, "messages": list(conversation_messages(text)),
+        "tags": ["assay:generated"]}))
+        for index, text in read_conversations(path).items()]
 
 
 def as_queries(queries: Any) -> list[Query]:

@@ -4,19 +4,23 @@ Seed 000 states them in its prompts (Tables 14–15) and its released code; here
 whatever the model returned:
 
 * :func:`coerce_items`: accept ``{"rubrics": [...]}``, a bare list or ``[{"rubrics": [...]}]``;
-  points to integers clamped to [-10, 10] (0 dropped); axes outside the five mapped to
-  ``accuracy``.
+  points to integers clamped to [-10, 10] (``"+5"``, ``"8"``, ``Infinity`` read as 5, 8, 10;
+  0 or not a number: that item dropped); axes outside the five mapped to ``accuracy``; each
+  coercion is a note (field by field: one bad field never discards the reply).
 * :func:`enforce_citations`: every criterion cites at least one Reference Board label; unknown
   labels are dropped, an uncited criterion is tied to the fact it overlaps most (half its
   words) or removed as unsupported.
 * :func:`merge_duplicates`: criteria with (nearly) the same words are merged, never two that
   cite distinct red flags or distinct negative constraints.
 * :func:`keep_red_flags`: every red flag is cited by a high-stakes criterion (|points| >= 8).
+* :func:`keep_negative_constraints`: so is every negative constraint (contraindication);
+  one nobody cites becomes a -9 penalty criterion.
 * :func:`ensure_negative`: at least one penalty criterion.
-* :func:`cap_size`: no more than ``max_criteria`` (20) criteria; red-flag criteria and one
-  penalty are the last to go.
+* :func:`cap_size`: no more than ``max_criteria`` (20) criteria; criteria citing a red flag
+  or a negative constraint, and one penalty, are the last to go.
 
-:func:`audit_rules` applies them in that order and reports what each changed.
+:func:`audit_rules` applies them in that order and reports what each changed (added labels,
+raised weights, removed criteria).
 
 Example:
     >>> from assay.generate.board import Board, Fact
@@ -109,14 +113,20 @@ def coerce_items(reply: Any, stage: str) -> tuple[list[RubricItem], list[str]]:
         if not isinstance(entry, dict) or not str(entry.get("criterion", "")).strip():
             notes.append(f"rubrics[{index}]: no criterion text, dropped")
             continue
-        points = coerce_points(entry.get("points"))
+        raw = entry.get("points")
+        points = coerce_points(raw)
         if not points:
-            notes.append(f"rubrics[{index}]: points {entry.get('points')!r} is not a non-zero "
+            notes.append(f"rubrics[{index}]: points {raw!r} is not a non-zero "
                          "number, dropped")
             continue
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw != points:
+            notes.append(f"rubrics[{index}].points: {raw!r} read as {points}")
+        axis = normalize_axis(entry.get("axis", ""))
+        if "_".join(str(entry.get("axis", "")).strip().lower().replace("-", " ").split()) != axis:
+            notes.append(f"rubrics[{index}].axis: {entry.get('axis')!r} read as {axis}")
         evidence = entry.get("evidence") or []
         items.append(RubricItem(" ".join(str(entry["criterion"]).split()),
-                                normalize_axis(entry.get("axis", "")), points,
+                                axis, points,
                                 [str(e).strip().strip("[]") for e in evidence
                                  if isinstance(evidence, list)], stage))
     return items, notes
@@ -182,6 +192,38 @@ def keep_red_flags(items: list[RubricItem], board: Board) -> tuple[list[RubricIt
     return out, added
 
 
+def keep_negative_constraints(items: list[RubricItem], board: Board
+                              ) -> tuple[list[RubricItem], list[str]]:
+    """Every negative constraint (contraindication) cited by a criterion with |points| >= 8,
+    as red flags are (seed 000, Table 14: "every red flag or contraindication must correspond
+    to a high-stakes evaluation criterion"): low-weight citing criteria are raised to 8, and a
+    constraint nobody cites gets a penalty criterion of its own. Returns the labels added.
+
+    >>> from assay.generate.board import Fact
+    >>> board = Board([Fact("N1", "negative", "Do not sponge a child with cold water.")])
+    >>> out, added = keep_negative_constraints([], board)
+    >>> added, [(i.points, i.criterion) for i in out]
+    (['N1'], [(-9, 'Goes against this contraindication: Do not sponge a child with cold water.')])
+    """
+    out = [replace(i, points=HIGH_STAKES if i.points > 0 else -HIGH_STAKES)
+           if any(e.startswith("N") for e in _protected_labels(i)) and abs(i.points) < HIGH_STAKES
+           else i for i in items]
+    added = []
+    for constraint in board.of_kind("negative"):
+        if not any(constraint.label in i.evidence for i in out):
+            out.append(RubricItem(f"Goes against this contraindication: {constraint.text}",
+                                  "accuracy", -9, [constraint.label], "audit_rules"))
+            added.append(constraint.label)
+    return out, added
+
+
+def raised_weights(before: list[RubricItem], after: list[RubricItem]) -> list[str]:
+    """What a rule that keeps the order (and may append) changed in the weights, for the audit
+    report: ``"CRITERION: 5 -> 8"``."""
+    return [f"{b.criterion}: {b.points} -> {a.points}" for b, a in zip(before, after, strict=False)
+            if b.points != a.points]
+
+
 def ensure_negative(items: list[RubricItem], board: Board) -> tuple[list[RubricItem], bool]:
     """At least one penalty criterion, built from the first negative constraint, else the first
     red flag, else the first positive fact."""
@@ -214,7 +256,7 @@ def cap_size(items: list[RubricItem], max_criteria: int = MAX_CRITERIA
 
     def keep_priority(i: int) -> tuple[int, int, int]:
         item = items[i]
-        protected = i == strongest_penalty or any(e.startswith("R") for e in item.evidence)
+        protected = i == strongest_penalty or bool(_protected_labels(item))
         return (int(protected), abs(item.points), -i)
 
     drop = sorted(range(len(items)), key=keep_priority)[:len(items) - max_criteria]
@@ -234,8 +276,15 @@ def audit_rules(items: list[RubricItem], board: Board, *, max_criteria: int = MA
     """All the rules in order; the report says what each one changed."""
     items, uncited = enforce_citations(items, board)
     items, merged = merge_duplicates(items)
+    before = items
     items, flags_added = keep_red_flags(items, board)
+    raised = raised_weights(before, items)
+    before = items
+    items, constraints_added = keep_negative_constraints(items, board)
+    raised += raised_weights(before, items)
     items, negative_added = ensure_negative(items, board)
     items, capped = cap_size(items, max_criteria)
     return items, {"removed_uncited": uncited, "merged": merged, "red_flags_added": flags_added,
-                   "negative_added": negative_added, "removed_over_cap": capped}
+                   "negative_constraints_added": constraints_added,
+                   "raised_to_high_stakes": raised, "negative_added": negative_added,
+                   "removed_over_cap": capped}

@@ -2,8 +2,9 @@
 
 The shapes are the paper's (seed 000, Tables 9–15, and the released code's evidence block);
 rubric items add an ``evidence`` list of fact labels so that every criterion can be traced to
-the chunks its facts came from. Points and axes are loose here (``number``, ``string``): the
-paper's code coerces them afterwards, and so does :mod:`assay.generate.rules`.
+the chunks its facts came from. Points, axes and relevance are loose here (``number`` or ``string``,
+any ``string``): the paper's code coerces them afterwards, and so does
+:mod:`assay.generate.rules`, field by field.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ RERANK = _object({"indices": {"type": "array", "items": {"type": "integer"}}})
 EVIDENCE_BLOCK = _object(
     {"evidence_sources": {"type": "array", "items": _object(
         {"source_name": _STR, "url": _STR, "key_excerpt": _STR},
-        {"relevance": {"type": "string", "enum": ["High", "Medium", "Low"]},
+        {"relevance": _STR,
          "conflict_note": _NULLABLE_STR})},
      "synthesis": _object({"consensus": _STR, "red_flags": _STRS},
                           {"contention": _NULLABLE_STR, "regional_context": _NULLABLE_STR})},
@@ -35,7 +36,9 @@ RAW_FACTS = _object({"positive_atomic_facts": _STRS, "negative_constraints": _ST
 FILTERED_FACTS = _object({"relevant_positive_facts": _STRS, "relevant_negative_constraints": _STRS,
                           "relevant_red_flags": _STRS})
 INTENT = _object({"user_persona": _STR, "missing_context_questions": _STRS, "tone": _STR})
-_ITEM = _object({"criterion": _STR, "axis": _STR, "points": {"type": "number"}},
+# Points may come as "+5" or "8" (or a bare Infinity, which the parser quotes): accepted here
+# and coerced field by field by rules.coerce_items, so one bad field never fails the stage.
+_ITEM = _object({"criterion": _STR, "axis": _STR, "points": {"type": ["number", "string"]}},
                 {"evidence": _STRS})
 RUBRIC = _object({"rubrics": {"type": "array", "items": _ITEM, "minItems": 1}})
 

@@ -4,7 +4,8 @@ A template file holds the system message, a line ``=== user ===``, then the user
 file without that line is one user message).
 ``{name}`` placeholders are filled with the stage's inputs; any other brace (the JSON examples
 of the paper's prompts) is left alone. The shipped templates are in ``templates/STAGE.txt``; a
-folder of ``STAGE.txt`` files (``--templates DIR``) overrides the stages it names. A template's
+folder of ``STAGE.txt`` files (``--templates DIR``) overrides the stages it names, and each
+override must use exactly its stage's placeholders (:func:`placeholder_issues`). A template's
 hash is part of every cached call, so editing a template never reuses an old reply.
 
 Example:
@@ -79,6 +80,36 @@ def load_templates(override: str | Path | None = None) -> dict[str, StageTemplat
         if unknown:
             raise InputError(Issue(str(folder), None, "--templates", f"unknown stage(s) "
                                    f"{', '.join(sorted(unknown))}; known: {', '.join(SCHEMAS)}"))
+        issues: list[Issue] = []
         for path in sorted(folder.glob("*.txt")):
-            templates[path.stem] = read_template(path, path.stem)
+            template = read_template(path, path.stem)
+            issues += placeholder_issues(template, templates[path.stem].placeholders)
+            templates[path.stem] = template
+        if issues:
+            raise InputError(issues)
     return templates
+
+
+def placeholder_issues(template: StageTemplate, expected: set[str]) -> list[Issue]:
+    """An override's placeholders against the stage's own (the shipped template's): one it
+    lacks would hide an input from the model, one it adds would be sent unfilled.
+
+    >>> t = StageTemplate("route", "", "Query: {querry}", "route.txt")
+    >>> [str(i) for i in placeholder_issues(t, {"query"})]
+    ['route.txt:1: {querry}: unknown placeholder (route fills {query})', \
+'route.txt: {query}: missing placeholder (route fills {query})']
+    """
+    known = ", ".join(f"{{{name}}}" for name in sorted(expected)) or "none"
+    source = Path(template.path)
+    text = source.read_text(encoding="utf-8") if source.is_file() else (
+        f"{template.system}\n{SEPARATOR}\n{template.user}" if template.system else template.user)
+    issues = []
+    for name in sorted(template.placeholders - expected):
+        line = next((n for n, row in enumerate(text.splitlines(), start=1)
+                     if f"{{{name}}}" in row), None)
+        issues.append(Issue(template.path, line, f"{{{name}}}",
+                            f"unknown placeholder ({template.stage} fills {known})"))
+    for name in sorted(expected - template.placeholders):
+        issues.append(Issue(template.path, None, f"{{{name}}}",
+                            f"missing placeholder ({template.stage} fills {known})"))
+    return issues

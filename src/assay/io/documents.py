@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from assay.errors import InputError, Issue
-from assay.io import autorubric
+from assay.io import autorubric, seed000
 from assay.io.errors import issues_from
 from assay.io.formats import classify_document, syntax_of
 from assay.io.yaml_json import dump_document, line_finder, load_document
@@ -33,9 +33,17 @@ def read_rubric(path: str | Path) -> Rubric:
     """A rubric from a YAML/JSON Assay rubric, an Autorubric-style list of criteria, or a
     taxonomy (all its leaves, weighted by the tree: :meth:`Taxonomy.to_rubric`).
 
-    An Autorubric list takes the file name (without extension) as the rubric id.
+    An Autorubric list takes the file name (without extension) as the rubric id, and so does
+    seed 000's released shared rubric (``generic_rubrics.jsonl``: one JSON list of
+    ``{criterion, axis, points}`` with trailing commas, see :mod:`assay.io.seed000`).
     """
+    if syntax_of(path) == "jsonl":
+        whole = seed000.load_whole_json(Path(path))
+        if seed000.is_released_rubric(whole):
+            return seed000.released_rubric(whole, Path(path).stem, str(path))
     document = _document(path, "rubric")
+    if seed000.is_released_rubric(document):
+        return seed000.released_rubric(document, Path(path).stem, str(path))
     kind = classify_document(document)
     if kind == "taxonomy":
         return _validate(Taxonomy, document, path).to_rubric()

@@ -3,8 +3,10 @@
 :meth:`StageCaller.ask` is the one way a model pipeline (rubric generation, routing, CIA, RAG
 metrics, ...) calls a model. The request goes through the judges layer (cache, limits,
 retries, re-asks of a malformed reply, cost, budget); the call is stored with its key, so a
-resumed job gets a finished call back from the store without asking again. A call that still
-fails raises :class:`StageError`, naming the stage, the item and why, after its trace is stored.
+resumed job gets a finished call back from the store without asking again, and a call identical
+to one in flight waits for it instead of sending the same request twice (so the store's calls
+and cost are every request sent). A call that still fails raises :class:`StageError`, naming
+the stage, the item and why, after its trace is stored.
 
 Example:
     >>> import tempfile, pathlib
@@ -25,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -109,13 +112,36 @@ class StageCaller:
         return await self._traced(stage, request, item_id)
 
     async def _traced(self, stage: str, request: JudgeRequest, item_id: str) -> dict[str, Any]:
-        messages = request.messages
         key = self.call_key(stage, request)
         if self.store is None:
             raise RuntimeError(f"stage {stage!r}: the caller has no call store attached")
         stored = self.store.call(key)
         if stored is not None and stored.ok and stored.data is not None:
             return stored.data
+        running = self.store.in_flight.get(key)
+        if running is not None:  # the same request is being made now: share its outcome
+            return dict(await asyncio.shield(running))
+        future = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_retrieve)
+        self.store.in_flight[key] = future
+        try:
+            data = await self._call(stage, request, item_id, key)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+            raise
+        else:
+            future.set_result(data)
+            return data
+        finally:
+            del self.store.in_flight[key]
+
+    async def _call(self, stage: str, request: JudgeRequest, item_id: str, key: str
+                    ) -> dict[str, Any]:
+        assert self.store is not None
+        messages = request.messages
         reply = await self._send.ask(request)
         failure = None if reply.ok else str(reply.failure or "no reply")
         self.store.put_call(StageCall(
@@ -131,6 +157,12 @@ class StageCaller:
                              reply.failure.kind if reply.failure is not None else None)
         assert reply.data is not None  # no failure: the reply is ok, so it has data
         return reply.data
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a shared call's failure as seen (it is raised to its own caller already)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def messages_of(system: str | None, user: str) -> list[dict[str, Any]]:

@@ -86,6 +86,9 @@ class CallStore:
     def __init__(self, path: Path, connection: sqlite3.Connection):
         self.path = path
         self._db = connection
+        # Calls being made now, by key: an identical concurrent call waits for that one
+        # (StageCaller), so every request sent is one stored call, counted with its cost.
+        self.in_flight: dict[str, Any] = {}
 
     @classmethod
     def open(cls, path: str | Path) -> CallStore:

@@ -81,16 +81,32 @@ def _strict_object(text: str) -> tuple[dict[str, Any] | None, str]:
 
 
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)\b')
+
+
+def quote_non_finite(text: str) -> str:
+    """JSON text with bare ``Infinity``, ``-Infinity`` and ``NaN`` (not JSON, but what Python's
+    ``json.dumps`` writes and models copy) quoted as strings, never inside a string, so the
+    field that holds one can be coerced on its own (``"Infinity"`` points read as 10).
+
+    >>> quote_non_finite('{"points": -Infinity, "why": "NaN here stays"}')
+    '{"points": "-Infinity", "why": "NaN here stays"}'
+    """
+    return _NON_FINITE.sub(lambda m: f'"{m.group(1)}"' if m.group(1) else m.group(0), text)
 
 
 def _lenient_candidates(text: str):
     """Code-fenced blocks, then the outermost balanced ``{...}`` (ignoring text around it);
-    each also without trailing commas (``{"a": 1,}``, as in Health-SCORE's prompt example)."""
+    each also without trailing commas (``{"a": 1,}``, as in Health-SCORE's prompt example),
+    then with bare non-finite numbers quoted (:func:`quote_non_finite`)."""
     for candidate in _candidates(text):
         yield candidate
         fixed = _TRAILING_COMMA.sub(r"\1", candidate)
         if fixed != candidate:
             yield fixed
+        quoted = quote_non_finite(fixed)
+        if quoted != fixed:
+            yield quoted
 
 
 def _candidates(text: str):

@@ -71,30 +71,41 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip().lower())
 
 
-def sanitize_points(index: str, raw: Sequence[Any], gold: Sequence[RubricEntry]) -> list[AtomicPoint]:
-    """The atomiser's points, cleaned: empty texts dropped, an out-of-range or missing source
-    index set to 1, the axis defaulting to the source's, an invalid polarity inferred from the
-    text and the source's points, duplicates (case and whitespace ignored) dropped."""
+def sanitize_points(index: str, raw: Sequence[Any], gold: Sequence[RubricEntry],
+                    notes: list[str] | None = None) -> list[AtomicPoint]:
+    """The atomiser's points, cleaned field by field: empty texts dropped, an out-of-range or
+    missing source index set to 1, the axis defaulting to the source's, an invalid polarity
+    inferred from the text and the source's points, duplicates (case and whitespace ignored)
+    dropped. Each change is appended to ``notes`` (``gold_atomic_points[i].FIELD: ...``)."""
     out: list[AtomicPoint] = []
     seen: set[str] = set()
     n = len(gold)
-    for point in raw:
+    notes = notes if notes is not None else []
+    for i, point in enumerate(raw):
+        where = f"gold_atomic_points[{i}]"
         if not isinstance(point, dict):
+            notes.append(f"{where}: not an object, dropped")
             continue
         text = str(point.get("text", "")).strip()
         if not text or _norm(text) in seen:
+            notes.append(f"{where}: {'empty' if not text else 'a duplicate'}, dropped")
             continue
         seen.add(_norm(text))
+        given = point.get("source_criterion_index")
         try:
-            source = int(point.get("source_criterion_index", 1))
+            source = int(str(given).strip())
         except (TypeError, ValueError):
-            source = 1
+            source = 0
         if not 1 <= source <= max(1, n):
             source = 1
+        if source != given:
+            notes.append(f"{where}.source_criterion_index: {given!r} read as {source}")
         entry = gold[source - 1] if n else None
-        polarity = str(point.get("polarity", "")).strip()
+        polarity = str(point.get("polarity") or "").strip()
         if polarity not in POLARITIES:
             polarity = infer_polarity(text, entry.points if entry else None)
+            notes.append(f"{where}.polarity: {point.get('polarity')!r} read as {polarity} "
+                         "(inferred)")
         axis = str(point.get("axis") or "").strip() or (entry.axis if entry else "") or "unknown"
         out.append(AtomicPoint(ga_id=f"{index}_{len(out) + 1}", text=text,
                                source_criterion_index=source, axis=axis, polarity=polarity,
@@ -122,11 +133,12 @@ async def atomize(caller: StageCaller, index: str, gold: Sequence[RubricEntry]) 
             raise
         return {"points": [p.model_dump() for p in fallback_points(index, gold)],
                 "fallback": f"atomiser failed: {exc}"}
-    points = sanitize_points(index, reply.get("gold_atomic_points") or [], gold)
+    coercions: list[str] = []
+    points = sanitize_points(index, reply.get("gold_atomic_points") or [], gold, coercions)
     if not points:
         return {"points": [p.model_dump() for p in fallback_points(index, gold)],
-                "fallback": "the atomiser returned no usable point"}
-    return {"points": [p.model_dump() for p in points], "fallback": None}
+                "fallback": "the atomiser returned no usable point", "coercions": coercions}
+    return {"points": [p.model_dump() for p in points], "fallback": None, "coercions": coercions}
 
 
 def coverage_decision(reply: dict[str, Any], n_criteria: int) -> tuple[bool, int | None]:
@@ -146,12 +158,11 @@ async def verify_query(
 ) -> list[dict[str, Any]]:
     """Coverage verdicts (as dicts) of every gold point of one query against ``candidate``.
 
-    A query without a candidate rubric covers nothing (no model call).
+    A query without a candidate rubric is not scored (the caller leaves it out and reports
+    it): it is an error here, never a row of uncovered points.
     """
     if not candidate:
-        return [Verdict(item_id=index, criterion_id=p.ga_id, decision=Decision.UNMET,
-                        judge=caller.judge.id, explanation="no candidate rubric for this query"
-                        ).model_dump(mode="json") for p in points]
+        raise ValueError(f"query {index!r}: no {label} rubric to verify against")
     criteria = [e.criterion for e in candidate]
 
     async def one(point: AtomicPoint) -> dict[str, Any]:

@@ -3,9 +3,13 @@ critical clinical fact, everything else unchanged.
 
 Per query: the target is chosen from the gold rubric (:func:`~assay.rubric_eval.perturb.
 select_target`); the ``nearmiss_perturb`` stage asks for a single-span edit; a reply that fails
-the strict minimal-edit check is asked again (a fresh call, ``attempts`` in all), and when none
-passes a rule fallback (number bump, modal flip) makes the pair. The error type and how the pair
-was made (``llm`` or ``rule``) are recorded. A query whose reference has no rule to apply and
+the strict minimal-edit check or whose span is over the bound (:class:`~assay.rubric_eval.
+perturb.SpanBound`: 160 characters and a quarter of the reference by default) is asked again
+(a fresh call, ``attempts`` in all), and when none passes a rule fallback (a clinical number
+bump, a modal or negation flip, in the sentence closest to the target) makes the pair. The
+candidate stored is always the reference with the one span replaced, built in code, never the
+model's text. The error type, how the pair was made (``llm`` or ``rule``) and the rule that
+fired are recorded. A query whose reference has no rule to apply and
 no valid LLM edit fails with a clear message. A call that fails (after the judges layer's
 retries and re-asks) fails its pair, to be asked again on resume, rather than move on to the
 next attempt: a fault never makes a pair that a clean run would not make. Only a refusal moves on.
@@ -15,7 +19,7 @@ Pair file (JSONL, one pair per line; what ``assay nearmiss judge`` reads)::
     {"pair_id": "0", "index": "0", "question": "User: ...", "reference": "...",
      "candidate": "...", "target": "...", "target_number": 3, "edit_span_before": "500 mg",
      "edit_span_after": "50 mg", "error_type": "numeric_threshold", "method": "llm",
-     "strict_minimal_edit": true, "attempts": 1}
+     "rule": "", "strict_minimal_edit": true, "attempts": 1}
 """
 
 from __future__ import annotations
@@ -28,7 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from assay.errors import AssayError, InputError, Issue
 from assay.jobs import StageCaller, StageError, messages_of
 from assay.rubric_eval import prompts
-from assay.rubric_eval.perturb import is_minimal_edit, rule_fallback, select_target
+from assay.rubric_eval.perturb import (
+    SpanBound,
+    apply_edit,
+    is_minimal_edit,
+    rule_fallback,
+    select_target,
+)
 from assay.rubric_eval.released import Query
 
 
@@ -48,6 +58,7 @@ class NearMissPair(BaseModel):
     edit_span_after: str = ""
     error_type: str = "other"
     method: str = "llm"
+    rule: str = ""  # the rule fallback that made the candidate (number_bump:UNIT, ...)
     strict_minimal_edit: bool = True
     attempts: int = 0
 
@@ -56,7 +67,8 @@ class NoPerturbation(AssayError):
     """Neither the model nor a rule could perturb a reference answer."""
 
 
-async def build_pair(caller: StageCaller, query: Query, *, attempts: int = 2) -> NearMissPair:
+async def build_pair(caller: StageCaller, query: Query, *, attempts: int = 2,
+                     bound: SpanBound = SpanBound()) -> NearMissPair:
     """The near-miss pair of one query (see the module docstring)."""
     if not query.reference:
         raise NoPerturbation(f"query {query.index!r}: no reference answer to perturb")
@@ -75,18 +87,22 @@ async def build_pair(caller: StageCaller, query: Query, *, attempts: int = 2) ->
             continue
         before, after = str(reply["edit_span_before"]), str(reply["edit_span_after"])
         perturbed = str(reply["perturbed_response"]).strip()
-        if is_minimal_edit(query.reference, perturbed, before, after):
+        if is_minimal_edit(query.reference, perturbed, before, after) \
+                and bound.admits(query.reference, before, after):
             error_type = str(reply.get("error_type", "other")).strip()
-            return NearMissPair(**common, candidate=perturbed, edit_span_before=before,
+            return NearMissPair(**common, candidate=apply_edit(query.reference, before, after),
+                                edit_span_before=before,
                                 edit_span_after=after, attempts=attempt,
                                 error_type=error_type if error_type in prompts.ERROR_TYPES
                                 else "other")
-    edit = rule_fallback(query.reference)
+    edit = rule_fallback(query.reference, target)
     if edit is None:
         raise NoPerturbation(f"query {query.index!r}: no valid minimal edit in {attempts} "
-                             "attempts, and the reference has no number or modal verb to change")
-    return NearMissPair(**common, candidate=edit.perturbed, edit_span_before=edit.before,
-                        edit_span_after=edit.after, error_type=edit.error_type, method="rule",
+                             "attempts, and the reference has no clinical number, modal verb "
+                             "or negation to change")
+    return NearMissPair(**common, candidate=edit.perturbed,  # the span replaced where it matched
+                        edit_span_before=edit.before, edit_span_after=edit.after,
+                        error_type=edit.error_type, method="rule", rule=edit.rule,
                         attempts=attempts)
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.errors import Issue
 from assay.io.jsonl import write_jsonl
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.discrimination import PairCall
@@ -30,6 +31,7 @@ from assay.metrics.pairs import DiscriminationSummary, NearMissPairs, discrimina
 from assay.rubric_eval import prompts
 from assay.rubric_eval.nearmiss import NearMissPair, build_pair, read_pairs
 from assay.rubric_eval.pair_judge import Totals, judge_pair
+from assay.rubric_eval.perturb import MAX_SPAN_CHARS, MAX_SPAN_SHARE, SpanBound
 from assay.rubric_eval.released import load_queries, read_rubric_set
 from assay.rubric_eval.session import file_digest, open_judges
 
@@ -39,6 +41,7 @@ class BuildResult:
     pairs_path: Path
     pairs: list[NearMissPair]
     failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # query -> why it has no pair to build
 
     @property
     def methods(self) -> dict[str, int]:
@@ -52,33 +55,45 @@ class BuildResult:
 async def arun_build(
     gold: str | Path, *, judge: str, out: str | Path, references: str | Path | None = None,
     conversations: str | Path | None = None, pairs_path: str | Path | None = None,
-    attempts: int = 2, cache: str | Path | None = None, budget_usd: float | None = None,
+    attempts: int = 2, max_span_chars: int = MAX_SPAN_CHARS,
+    max_span_share: float = MAX_SPAN_SHARE, cache: str | Path | None = None,
+    budget_usd: float | None = None,
     quiet: bool = True,
 ) -> BuildResult:
-    """One near-miss pair per gold query with a reference answer (see :mod:`.nearmiss`)."""
-    queries = load_queries(gold, conversations=conversations, references=references)
+    """One near-miss pair per gold query with a reference answer (see :mod:`.nearmiss`);
+    the queries without one (an empty released reference) are in ``skipped``, not failed."""
+    empty: dict[str, Issue] = {}
+    queries = load_queries(gold, conversations=conversations, references=references,
+                           skipped=empty)
+    skipped = {index: str(empty[index]) if index in empty else "no reference answer"
+               for index, query in queries.items() if not query.reference}
+    bound = SpanBound(max_span_chars, max_span_share)
     config = {"judge": judge, "attempts": attempts, "prompts": prompts.VERSION,
+              "span_bound": bound._asdict(),
               "gold": file_digest(gold), "references": file_digest(references),
               "conversations": file_digest(conversations)}
     job = JobDir.open(out, kind="nearmiss-build", config=config)
     target = Path(pairs_path) if pairs_path is not None else job.path / "pairs.jsonl"
-    result = BuildResult(pairs_path=target, pairs=[])
+    result = BuildResult(pairs_path=target, pairs=[], skipped=skipped)
     try:
-        async with open_judges({"editor": judge}, cache=cache, budget_usd=budget_usd) as judges:
-            caller = StageCaller(judges["editor"], job.store)
+        async with open_judges({"perturber": judge}, cache=cache,
+                               budget_usd=budget_usd) as judges:
+            caller = StageCaller(judges["perturber"], job.store)
 
             async def worker(index: str) -> dict[str, Any]:
-                pair = await build_pair(caller, queries[index], attempts=attempts)
+                pair = await build_pair(caller, queries[index], attempts=attempts, bound=bound)
                 return pair.model_dump(mode="json")
 
-            batch = await run_batch(list(queries), worker, store=job.store, item_id=str,
+            batch = await run_batch([i for i in queries if i not in skipped], worker,
+                                    store=job.store, item_id=str,
                                     label="build pairs", quiet=quiet)
         result.failed = batch.failed
         result.pairs = [NearMissPair(**row) for row in batch.results.values()]
         write_jsonl((p.model_dump(mode="json") for p in result.pairs), target)
     finally:
         job.finish(status="complete" if not result.failed else "incomplete",
-                   extra={"failed": result.failed, "pairs": str(target)})
+                   extra={"failed": result.failed, "pairs": str(target),
+                          "skipped_without_reference": result.skipped})
     return result
 
 

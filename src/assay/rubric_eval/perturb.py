@@ -1,13 +1,20 @@
 """The deterministic rules of near-miss building (seed 000 §5.3): target choice, the strict
-minimal-edit check, and the rule fallbacks.
+minimal-edit check, the span bound, and the rule fallbacks.
 
 * :func:`select_target` picks the fact to break from the **gold** rubric (not from the rubric
   under test, which would favour it): the positive criterion with the highest
   ``points + 3·[axis = accuracy]``, the first on a tie.
 * :func:`is_minimal_edit`: the perturbed answer must equal the reference with exactly the
   stated span replaced once (whitespace runs normalised), and differ from it.
-* :func:`rule_fallback`: bump the first number that is not a list marker (integers +1,
-  decimals +0.5), else flip the first modal verb (should ↔ should not, can ↔ cannot, ...).
+* :class:`SpanBound`: the replaced span is at most ``max_chars`` characters (before and
+  after) and ``max_share`` of the reference, so a "span" is never the whole answer. The
+  candidate stored is the reference with that span replaced, built here, never the model's
+  text (:func:`apply_edit`).
+* :func:`rule_fallback`: in the reference sentence closest to the target (content words in
+  common; then the others in order), bump a clinical number, one with a dose, volume, time
+  or measurement unit (integers +1, decimals +0.5; never a percentage, a list marker or part
+  of a name such as ICD-10 or COVID-19), else flip a modal verb or negation (should ↔ should
+  not, do not → do, avoid → consider, ...). :attr:`Edit.rule` names the rule that fired.
 
 Example:
     >>> from assay.rubric_eval.released import RubricEntry
@@ -18,7 +25,9 @@ Example:
     >>> is_minimal_edit("Take 2 tablets.", "Take 3 tablets.", "2 tablets", "3 tablets")
     True
     >>> rule_fallback("1. Rest.\\n2. Take 500 mg every 6 hours.")
-    Edit(before='500', after='501', perturbed='1. Rest.\\n2. Take 501 mg every 6 hours.', error_type='numeric_threshold')
+    Edit(before='500', after='501', perturbed='1. Rest.\\n2. Take 501 mg every 6 hours.', error_type='numeric_threshold', rule='number_bump:mg')
+    >>> rule_fallback("Coded as ICD-10 R50.9 in 100% of cases; do not give aspirin.").rule
+    'negation_flip'
 """
 
 from __future__ import annotations
@@ -30,17 +39,29 @@ from typing import NamedTuple
 from assay.rubric_eval.released import RubricEntry
 
 ACCURACY_BONUS = 3.0
-_NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
-_LIST_MARKER = re.compile(r"^[ \t]*\d+[.)](?:\s|$)", re.MULTILINE)
+MAX_SPAN_CHARS = 160
+MAX_SPAN_SHARE = 0.25
+# Units that make a number a clinical fact: dose, volume, count of doses, time and frequency,
+# temperature, pressure, lab values. A percentage is left alone ("100%" -> "101%" breaks
+# nothing), and so is a number inside a name (ICD-10, COVID-19, B12: preceded by a letter,
+# a hyphen or a dot).
+_UNIT = (r"(?:mg/kg|mg/dL|mmol/L|mg|mcg|µg|μg|g|kg|ml|mL|l|L|litres?|liters?|units?|IU|"
+         r"tablets?|capsules?|puffs?|drops?|doses?|sachets?|times?|hours?|hrs?|h|minutes?|"
+         r"mins?|days?|weeks?|months?|years?|°\s?[CF]|degrees?|C|F|mmHg|bpm|kcal)")
+_CLINICAL_NUMBER = re.compile(
+    rf"(?<![\w.\-/])\d+(?:\.\d+)?(?=(?:\s?(?:-|–|to)\s?\d+(?:\.\d+)?)?\s?{_UNIT}(?![\w%]))")
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
 _MODAL = re.compile(
     r"\b(should not|shouldn't|shouldn’t|should|must not|mustn't|mustn’t|must|cannot|can't|can’t"
-    r"|can|may not|may|always|never)\b", re.IGNORECASE)
+    r"|can|may not|may|always|never|do not|don't|don’t|avoid)\b", re.IGNORECASE)
 _FLIP = {
     "should not": "should", "shouldn't": "should", "shouldn’t": "should", "should": "should not",
     "must not": "must", "mustn't": "must", "mustn’t": "must", "must": "must not",
     "cannot": "can", "can't": "can", "can’t": "can", "can": "cannot",
     "may not": "may", "may": "may not", "always": "never", "never": "always",
+    "do not": "do", "don't": "do", "don’t": "do", "avoid": "consider",
 }
+_NEGATIONS = ("do not", "don't", "don’t", "avoid")
 
 
 class Edit(NamedTuple):
@@ -48,6 +69,31 @@ class Edit(NamedTuple):
     after: str
     perturbed: str
     error_type: str
+    rule: str = ""
+
+
+class SpanBound(NamedTuple):
+    """How large the one replaced span may be: ``max_chars`` characters (the span and its
+    replacement) and ``max_share`` of the reference's characters.
+
+    >>> SpanBound().admits("Take 500 mg every 6 hours, with food.", "500 mg", "50 mg")
+    True
+    >>> SpanBound().admits("Rest and drink water.", "Rest and drink water.", "Sleep.")
+    False
+    """
+
+    max_chars: int = MAX_SPAN_CHARS
+    max_share: float = MAX_SPAN_SHARE
+
+    def admits(self, reference: str, before: str, after: str) -> bool:
+        return (max(len(before), len(after)) <= self.max_chars
+                and len(before) <= self.max_share * len(reference))
+
+
+def apply_edit(reference: str, before: str, after: str) -> str:
+    """The reference with the first occurrence of ``before`` replaced by ``after``: the
+    candidate of a near-miss pair, built rather than taken from the model."""
+    return reference.replace(before, after, 1)
 
 
 def target_score(entry: RubricEntry) -> float:
@@ -90,22 +136,24 @@ def _bump(number: str) -> str:
     return str(int(number) + 1)
 
 
-def number_bump(reference: str) -> Edit | None:
-    """The first number that is not a list marker, integers +1 and decimals +0.5."""
-    markers = {m.end() for m in _LIST_MARKER.finditer(reference)}
-    for match in _NUMBER.finditer(reference):
-        after_digits = match.end()
-        if any(after_digits < end <= after_digits + 2 for end in markers):
-            continue
+def number_bump(reference: str, start: int = 0, end: int | None = None) -> Edit | None:
+    """The first clinical number in ``reference[start:end]`` (see the module docstring),
+    integers +1 and decimals +0.5."""
+    for match in _CLINICAL_NUMBER.finditer(reference, start, len(reference) if end is None
+                                           else end):
         before, after = match.group(0), _bump(match.group(0))
+        unit = re.match(rf"(?:\s?(?:-|–|to)\s?\d+(?:\.\d+)?)?\s?({_UNIT})",
+                        reference[match.end():])
         perturbed = reference[:match.start()] + after + reference[match.end():]
-        return Edit(before, after, perturbed, "numeric_threshold")
+        return Edit(before, after, perturbed, "numeric_threshold",
+                    f"number_bump:{unit.group(1) if unit else ''}")
     return None
 
 
-def modal_flip(reference: str) -> Edit | None:
-    """The first modal verb flipped (should ↔ should not, can ↔ cannot, always ↔ never, ...)."""
-    match = _MODAL.search(reference)
+def modal_flip(reference: str, start: int = 0, end: int | None = None) -> Edit | None:
+    """The first modal verb or negation in ``reference[start:end]`` flipped (should ↔ should
+    not, can ↔ cannot, always ↔ never, do not → do, avoid → consider, ...)."""
+    match = _MODAL.search(reference, start, len(reference) if end is None else end)
     if match is None:
         return None
     before = match.group(0)
@@ -113,9 +161,25 @@ def modal_flip(reference: str) -> Edit | None:
     if before[0].isupper():
         after = after[0].upper() + after[1:]
     perturbed = reference[:match.start()] + after + reference[match.end():]
-    return Edit(before, after, perturbed, "modality_flip")
+    rule = "negation_flip" if before.lower() in _NEGATIONS else "modal_flip"
+    return Edit(before, after, perturbed, "modality_flip", rule)
 
 
-def rule_fallback(reference: str) -> Edit | None:
-    """A number bump, else a modal flip, else None (no rule applies)."""
-    return number_bump(reference) or modal_flip(reference)
+def _sentences_by_target(reference: str, target: str) -> list[tuple[int, int]]:
+    """The reference's sentence spans, the one sharing most content words with ``target``
+    first (ties and no target: in order)."""
+    from assay.evidence.tokens import overlap, tokens
+
+    words = set(tokens(target))
+    spans = [(m.start(), m.end()) for m in _SENTENCE.finditer(reference) if m.group(0).strip()]
+    return sorted(spans, key=lambda s: -overlap(reference[s[0]:s[1]], words) if words else 0.0)
+
+
+def rule_fallback(reference: str, target: str = "") -> Edit | None:
+    """In the sentence closest to ``target`` first, a clinical number bump, else a modal or
+    negation flip; else the next sentence; None if no rule applies anywhere."""
+    for start, end in _sentences_by_target(reference, target):
+        edit = number_bump(reference, start, end) or modal_flip(reference, start, end)
+        if edit is not None:
+            return edit
+    return None

@@ -39,10 +39,12 @@ def _object(properties: dict[str, Any], required: Sequence[str]) -> dict[str, An
 
 # --- Clinical Intent Alignment ---------------------------------------------------------------
 
+# Loose on the fields cia.sanitize_points coerces one by one (an index as "3", a polarity
+# outside the two): one bad field never discards the other points of the reply.
 ATOMIZE_SCHEMA = _object({"gold_atomic_points": {"type": "array", "items": _object({
-    "text": _STR, "source_criterion_index": {"type": "integer"}, "axis": _STR,
-    "polarity": {"enum": ["positive_requirement", "negative_constraint"]}},
-    ["text", "source_criterion_index"])}}, ["gold_atomic_points"])
+    "text": _STR, "source_criterion_index": {"type": ["integer", "string", "null"]},
+    "axis": {"type": ["string", "null"]}, "polarity": {"type": ["string", "null"]}},
+    ["text"])}}, ["gold_atomic_points"])
 
 VERIFY_SCHEMA = _object({
     "decision": {"enum": ["YES", "NO"]},
@@ -178,7 +180,7 @@ PAIR_JUDGE_SCHEMA = _object({
     "total": _object({"A": {"type": "number"}, "B": {"type": "number"},
                       "delta": {"type": "number"}}, ["A", "B"]),
     "items": {"type": "array", "items": _object({
-        "id": {"type": "integer"}, "axis": _STR, "points": {"type": "number"},
+        "id": {"type": "integer"}, "axis": _STR, "points": {"type": ["number", "string", "null"]},
         "hit_A": {"type": "boolean"}, "hit_B": {"type": "boolean"}}, ["id", "hit_A", "hit_B"])},
 }, ["decision", "total", "items"])
 

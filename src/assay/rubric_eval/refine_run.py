@@ -56,6 +56,7 @@ class RefineResult:
     between: dict[str, ScoreComparison] = field(default_factory=dict)  # "a vs b"
     rewritten: dict[str, int] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # query -> why (an empty base response)
 
     @property
     def complete(self) -> bool:
@@ -95,7 +96,9 @@ async def arun_refine(
 ) -> RefineResult:
     """Run refinement and its evaluation (see the module docstring)."""
     queries = load_queries(gold, conversations=conversations)
-    responses = read_responses(base)
+    empty: dict[str, Issue] = {}
+    responses = read_responses(base, skipped=empty)  # an empty base: its query is left out
+    queries = {i: q for i, q in queries.items() if i not in empty}
     missing = [i for i in queries if i not in responses]
     if missing:
         raise InputError(Issue(str(base), None, "index", f"no base response for {len(missing)} "
@@ -108,7 +111,7 @@ async def arun_refine(
                   name: file_digest(path) for name, path in rubric_sets.items()}
               | {c: c for c in (SELF, ORACLE) if c in conditions}}
     job = JobDir.open(out, kind="refine", config=config)
-    result = RefineResult(out=job.path)
+    result = RefineResult(out=job.path, skipped={i: str(issue) for i, issue in empty.items()})
     try:
         async with open_judges({"critic": judge, "editor": editor}, cache=cache,
                                budget_usd=budget_usd) as judges:
@@ -149,7 +152,7 @@ async def arun_refine(
         _write_outputs(job.path, result)
     finally:
         job.finish(status="complete" if result.complete else "incomplete",
-                   extra={"failed": result.failed})
+                   extra={"failed": result.failed, "skipped_empty_base": result.skipped})
     return result
 
 
@@ -186,4 +189,5 @@ def _write_outputs(path: Path, result: RefineResult) -> None:
         "versus_base": {k: v.model_dump(mode="json") for k, v in result.versus_base.items()},
         "between": {k: v.model_dump(mode="json") for k, v in result.between.items()},
         "rewritten": result.rewritten, "failed": result.failed,
+        "skipped_empty_base": result.skipped,
     }, option=orjson.OPT_INDENT_2))

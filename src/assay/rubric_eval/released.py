@@ -7,7 +7,13 @@ Seed 000 releases one file per artefact, each line keyed by the query's ``index`
   (the system's own; ``generated_rubrics`` may also be ``{"rubrics": [...]}``);
 * responses: ``{"index": 0, "reference_response": "..."}`` (also ``response`` / ``answer``,
   and ``id`` / ``prompt_id`` as the key);
-* conversations: ``conversations.txt``, one ``index<TAB>User: ...`` per line.
+* conversations: ``conversations.txt``, one ``index<TAB>User: ...`` per line (a multi-turn
+  conversation on one line: ``User: ... Assistant: ... User: ...``).
+
+The released files are read as released: ``generic_rubrics.jsonl`` is one JSON list with
+trailing commas (the authors read it with ``ast.literal_eval``), and 12 of the 254 lines of
+``reference_responses.jsonl`` have an empty reference (``skipped`` collects those queries
+instead of refusing the file).
 
 A rubric set may also be a HealthBench (or Assay items) JSONL, whose ``prompt_id`` is the
 index, or one rubric shared by every query (a JSON list of entries, ``{"rubrics": [...]}``, or
@@ -26,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,13 +192,9 @@ def read_rubric_set(path: str | Path) -> RubricSet:
 
 def _shared_rubric(path: Path) -> RubricSet | None:
     """A whole-file rubric shared by every query (JSON list / {rubrics}, or an Assay rubric)."""
-    import orjson
+    from assay.io.seed000 import load_whole_json
 
-    text = path.read_bytes()
-    try:
-        whole = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        whole = None
+    whole = load_whole_json(path)
     if isinstance(whole, list) or (isinstance(whole, dict) and "rubrics" in whole
                                    and "index" not in whole):
         issues: list[Issue] = []
@@ -228,8 +231,12 @@ def rubric_of_entries(index: str, entries: list[RubricEntry]) -> Rubric:
         for i, e in enumerate(entries, start=1)])
 
 
-def read_responses(path: str | Path) -> dict[str, str]:
-    """``index -> response text`` from ``{index, reference_response | response | answer}`` lines."""
+def read_responses(path: str | Path, *, skipped: dict[str, Issue] | None = None) -> dict[str, str]:
+    """``index -> response text`` from ``{index, reference_response | response | answer}`` lines.
+
+    An empty text is an error, unless ``skipped`` is given: then the line is left out and
+    named there by index (the released ``reference_responses.jsonl`` has 12 empty references).
+    """
     path = Path(path)
     if not path.is_file():
         raise InputError(Issue(str(path), None, None, "no such responses file"))
@@ -246,10 +253,17 @@ def read_responses(path: str | Path) -> dict[str, str]:
                                 + (f" (found {', '.join(names)})" if names else "")))
             continue
         text = row[names[0]]
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
             issues.append(Issue(source, line, names[0], "expected a non-empty string"))
             continue
         if key is None:
+            continue
+        if not text.strip():
+            if skipped is None:
+                issues.append(Issue(source, line, names[0], "expected a non-empty string"))
+            else:
+                skipped[key] = Issue(source, line, names[0],
+                                     f"empty: query {key} has no reference answer")
             continue
         if key in seen:
             issues.append(Issue(source, line, "index", f"index {key} again (first on line "
@@ -257,7 +271,8 @@ def read_responses(path: str | Path) -> dict[str, str]:
             continue
         seen[key], out[key] = line, text
     if not out and not issues:
-        issues.append(Issue(source, None, None, "no response in the file"))
+        issues.append(Issue(source, None, None, "no non-empty response in the file"
+                            if skipped else "no response in the file"))
     if issues:
         raise InputError(issues)
     return out
@@ -300,6 +315,31 @@ def read_conversations(path: str | Path) -> dict[str, str]:
     return out
 
 
+_TURN = re.compile(r"(?:^|\s)(User|Assistant|System):\s", re.IGNORECASE)
+
+
+def conversation_messages(text: str) -> tuple[dict[str, str], ...]:
+    """The turns of a released conversation line (``User: ... Assistant: ... User: ...``).
+
+    Text before the first ``User:`` marker (or a line without one) is one user turn.
+
+    >>> conversation_messages("User: Chill Assistant: Cold, or goosebumps? User: goosebumps")
+    ({'role': 'user', 'content': 'Chill'}, {'role': 'assistant', 'content': 'Cold, or \
+goosebumps?'}, {'role': 'user', 'content': 'goosebumps'})
+    """
+    marks = list(_TURN.finditer(text))
+    turns: list[dict[str, str]] = []
+    if not marks or text[:marks[0].start()].strip():
+        head = text[:marks[0].start()] if marks else text
+        turns.append({"role": "user", "content": head.strip()})
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        content = text[mark.end():end].strip()
+        if content:
+            turns.append({"role": mark.group(1).lower(), "content": content})
+    return tuple(turns)
+
+
 def conversation_text(messages: list[dict[str, str]] | tuple[dict[str, str], ...]) -> str:
     """Messages as seed 000 writes queries: ``User: ...`` / ``Assistant: ...`` lines."""
     return "\n".join(f"{m['role'].capitalize()}: {m['content']}" for m in messages)
@@ -310,11 +350,14 @@ def load_queries(
     *,
     conversations: str | Path | None = None,
     references: str | Path | None = None,
+    skipped: dict[str, Issue] | None = None,
 ) -> dict[str, Query]:
     """The evaluation set: gold rubrics with their queries (and reference answers).
 
     ``gold`` is a HealthBench JSONL (conversation, physician rubric and ideal completion in one
-    line) or a released rubric file, then with ``conversations`` (and ``references``).
+    line) or a released rubric file, then with ``conversations`` (and ``references``). An
+    empty reference answer is an error, unless ``skipped`` is given: then its query has no
+    reference and the line is named there (see :func:`read_responses`).
     """
     gold = Path(gold)
     from assay.io.jsonl import first_record
@@ -324,7 +367,7 @@ def load_queries(
         from assay.io import iter_items
 
         items = {i.id: i for i in iter_items(gold)}
-        refs = read_responses(references) if references else {}
+        refs = read_responses(references, skipped=skipped) if references else {}
         return {key: Query(
             index=key,
             question=conversation_text([m.model_dump() for m in item.messages]),
@@ -337,7 +380,7 @@ def load_queries(
         raise InputError(Issue(str(gold), None, None, "the gold rubrics must be per query "
                                "(index-keyed lines), not one shared rubric"))
     texts = read_conversations(conversations) if conversations else dict(rubrics.queries)
-    refs = read_responses(references) if references else {}
+    refs = read_responses(references, skipped=skipped) if references else {}
     missing = [k for k in rubrics.per_index if k not in texts]
     if missing:
         where = str(conversations) if conversations else str(gold)
@@ -345,9 +388,5 @@ def load_queries(
                                f"queries (first: {missing[0]}); give --conversations"))
     return {key: Query(index=key, question=texts[key], gold=entries,
                        reference=refs.get(key),
-                       messages=({"role": "user", "content": _strip_user(texts[key])},))
+                       messages=conversation_messages(texts[key]))
             for key, entries in rubrics.per_index.items()}
-
-
-def _strip_user(text: str) -> str:
-    return text[len("User:"):].strip() if text.startswith("User:") else text

@@ -56,7 +56,12 @@ def split_sample_id(item_id: str) -> tuple[str, int | None]:
 
 
 def read_responses(path: str | Path) -> dict[str, str]:
-    """``prompt_id`` (or ``item_id``/``id``) → ``response`` (or ``completion``) from a JSONL.
+    """``prompt_id`` (or ``item_id``/``id``/``index``) → ``response`` (or ``completion``/
+    ``reference_response``) from a JSONL.
+
+    Seed 000's released ``reference_responses.jsonl`` (``{"index": 0, "reference_response":
+    ...}``) is read as it is: an integer index is the id, and an empty reference (12 of its
+    254) is no response, so its item is left out of the run and counted as such.
 
     A line with ``"sample": K`` (``assay sample --n``) is sample K of its prompt, keyed
     ``PROMPT_ID#K`` (:func:`sample_id`); each sample is graded as its own item."""
@@ -72,12 +77,17 @@ def read_responses(path: str | Path) -> dict[str, str]:
         if not isinstance(record, dict):
             issues.append(Issue(str(path), number, None, "expected a JSON object"))
             continue
-        key = next((k for k in ("prompt_id", "item_id", "id") if k in record), None)
-        text_key = next((k for k in ("response", "completion") if k in record), None)
+        key = next((k for k in ("prompt_id", "item_id", "id", "index") if k in record), None)
+        text_key = next((k for k in ("response", "completion", "reference_response")
+                         if k in record), None)
+        if key == "index" and type(record[key]) is int:
+            record = {**record, key: str(record[key])}
         if key is None:
             issues.append(Issue(str(path), number, "prompt_id", "missing"))
         elif text_key is None or not isinstance(record[text_key], str):
             issues.append(Issue(str(path), number, "response", "missing or not a string"))
+        elif text_key == "reference_response" and not record[text_key].strip():
+            continue  # a released empty reference: no response, the item is left out
         elif "sample" in record and (type(record["sample"]) is not int or record["sample"] < 0):
             issues.append(Issue(str(path), number, "sample", "expected a whole number >= 0"))
         else:
