@@ -45,10 +45,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.judges.pricing import CACHE_WRITE_PRICE_FACTOR
+
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "healthbench" / "dev.jsonl"
 FULL = 5000
-CACHE_WRITE = 1.25  # Anthropic's cache-write price, a multiple of the input price
 VERDICTS = "SELECT item_id, criterion_id, verdict FROM verdicts ORDER BY 1, 2"
 
 
@@ -76,7 +77,7 @@ def price(model: str):
 def dollars(p, prompt: int, read: int, written: int, completion: int, factor: float,
             anthropic: bool) -> float:
     cached_price = p.input if p.cached_input is None else p.cached_input
-    write_price = p.input * (CACHE_WRITE if anthropic else 1.0)
+    write_price = p.input * (CACHE_WRITE_PRICE_FACTOR if anthropic else 1.0)
     fresh = prompt - read - written
     return factor * (fresh * p.input + written * write_price + read * cached_price
                      + completion * p.output) / 1e6
@@ -168,7 +169,7 @@ async def main() -> None:
     baseline = out[0].usd
     print(f"judge {args.judge} list prices (USD/M tokens: input {p.input}, cached input "
           f"{p.cached_input}, output {p.output}"
-          + (f", cache write {p.input * CACHE_WRITE:g}" if anthropic else "") + "); "
+          + (f", cache write {p.input * CACHE_WRITE_PRICE_FACTOR:g}" if anthropic else "") + "); "
           f"{n} of {len(rows)} dev conversations graded ({base.calls} rubric items)")
     head = (f"{'mode':<15}{'calls':>7}{'prompt tok':>12}{'cache read':>12}{'cache write':>12}"
             f"{'compl tok':>11}{'USD (dev)':>11}{f'USD ({FULL:,})':>13}{'vs s-e':>8}{'exact':>7}")

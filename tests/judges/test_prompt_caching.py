@@ -53,3 +53,14 @@ async def test_cached_input_tokens_are_read_from_the_reply_and_priced_as_cached(
                 + u.completion_tokens * 15.0) / 1e6
     assert second.cost_usd == pytest.approx(expected)
     assert second.cost_usd < first.cost_usd
+
+
+async def test_an_anthropic_cache_write_is_priced_at_a_quarter_above_the_input_price(serve):
+    server = await serve(prompt_cache=True, prompt_cache_min_tokens=256)
+    async with judge_for(server, provider="anthropic", price=PRICE) as judge:
+        first = await judge.ask(cached_request("c1"))
+    u = first.usage
+    assert u.cache_write_tokens >= 256 and u.cached_tokens == 0
+    expected = ((u.prompt_tokens - u.cache_write_tokens) * 3.0 + u.cache_write_tokens * 3.75
+                + u.completion_tokens * 15.0) / 1e6
+    assert first.cost_usd == pytest.approx(expected)

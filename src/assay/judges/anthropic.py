@@ -139,4 +139,4 @@ def _usage(raw: dict[str, Any] | None) -> Usage:
     cached = int(raw.get("cache_read_input_tokens") or 0)
     written = int(raw.get("cache_creation_input_tokens") or 0)
     return Usage(int(raw.get("input_tokens") or 0) + cached + written,
-                 int(raw.get("output_tokens") or 0), cached, 0)
+                 int(raw.get("output_tokens") or 0), cached, 0, written)

@@ -1,7 +1,8 @@
 """Prices and cost: a table shipped as data (``pricing.json``), overridable by the user.
 
 Cost of a call = uncached prompt tokens × input price + cached tokens × cached-input price
-(input price when unknown) + completion tokens × output price, prices per million tokens.
+(input price when unknown) + tokens written to the prompt cache × 1.25 × input price
+(Anthropic's 5-minute cache writes) + completion tokens × output price, prices per million tokens.
 A model without a price costs 0 and is reported as unpriced (local models are free).
 
 Example:
@@ -34,6 +35,9 @@ PRICING_ENV = "ASSAY_PRICING"
 # What a call costs through a provider's batch API, as a share of its live price: OpenAI's
 # Batch API and Anthropic's Message Batches both bill half (input, cached input and output).
 BATCH_PRICE_FACTOR = 0.5
+# What a prompt-cache write costs, as a share of the input price (Anthropic's 5-minute
+# ephemeral cache; OpenAI reports no cache writes and charges none).
+CACHE_WRITE_PRICE_FACTOR = 1.25
 
 
 class Pricing:
@@ -99,11 +103,18 @@ class Pricing:
 
 
 def usage_cost(price: ModelPrice, usage: Usage) -> float:
+    """>>> from assay.judges.config import ModelPrice
+    >>> usage_cost(ModelPrice(input=3.0, output=15.0, cached_input=0.3),
+    ...            Usage(prompt_tokens=1_000_000, cached_tokens=0, cache_write_tokens=1_000_000))
+    3.75
+    """
     cached = min(usage.cached_tokens, usage.prompt_tokens)
+    written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
     cached_price = price.input if price.cached_input is None else price.cached_input
     return (
-        (usage.prompt_tokens - cached) * price.input
+        (usage.prompt_tokens - cached - written) * price.input
         + cached * cached_price
+        + written * price.input * CACHE_WRITE_PRICE_FACTOR
         + usage.completion_tokens * price.output
     ) / 1_000_000
 

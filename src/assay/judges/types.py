@@ -39,14 +39,17 @@ class FailureKind(StrEnum):
 class Usage:
     """Tokens used by one call (or a sum of calls); ``a + b`` adds field by field.
 
-    ``prompt_tokens`` includes ``cached_tokens``; ``completion_tokens`` includes
-    ``reasoning_tokens`` (the OpenAI convention; Anthropic usage is converted to it).
+    ``prompt_tokens`` includes ``cached_tokens`` and ``cache_write_tokens``;
+    ``completion_tokens`` includes ``reasoning_tokens`` (the OpenAI convention; Anthropic usage
+    is converted to it). ``cache_write_tokens``: prompt tokens written to a provider's prompt
+    cache (Anthropic bills them above the input price).
     """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
@@ -56,6 +59,7 @@ class Usage:
             self.completion_tokens + other.completion_tokens,
             self.cached_tokens + other.cached_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     @property
@@ -68,6 +72,7 @@ class Usage:
             "completion_tokens": self.completion_tokens,
             "cached_tokens": self.cached_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
         }
 
 
