@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.report import load_run, write_report
-from assay.report.payload import decode
+from assay.report.payload import report_data
 from assay.review import RunLabels
 
 runner = CliRunner()
@@ -23,17 +23,11 @@ async def test_the_report_is_self_contained_with_inline_figures(two_judge_run, t
     assert "<link" not in html
 
 
-def run_data(html: str) -> list[dict]:
-    """Each run's item data as the page's script decodes it."""
-    blobs = re.findall(r'<script type="application/octet-stream" class="run-data"[^>]*>([^<]*)</script>', html)
-    return [decode(blob) for blob in blobs]
-
-
 async def test_model_text_is_escaped_never_markup(two_judge_run, tmp_path):
     html = write_report([two_judge_run], tmp_path / "report.html").read_text()
     assert "<script>window.__pwned" not in html and "__pwned" not in html  # only inside the data
     assert '<img src=x' not in html
-    (data,) = run_data(html)
+    (data,) = report_data(html)
     assert data["items"][0]["response"].startswith("<script>window.__pwned = 1</script>")
 
 
@@ -100,20 +94,20 @@ async def test_the_evidence_passages_shown_to_the_judge_are_in_the_drill_down(tm
         await assay.agrade(tmp_path / "items.jsonl", rubric=tmp_path / "rubric.yaml",
                            judges=[f"openai-compatible:fake@{server.base_url}"],
                            run_dir=tmp_path / "run")
-    (data,) = run_data(write_report([tmp_path / "run"], tmp_path / "r.html").read_text())
+    (data,) = report_data(write_report([tmp_path / "run"], tmp_path / "r.html").read_text())
     assert data["items"][0]["context"] == [["nhs-bee", "Remove the sting <b>quickly</b>."]]
 
 
 async def test_links_open_items_that_are_in_the_page_and_a_cap_says_what_it_leaves_out(
         two_judge_run, tmp_path):
     html = write_report([two_judge_run], tmp_path / "r.html", max_items=2).read_text()
-    (data,) = run_data(html)
+    (data,) = report_data(html)
     assert [item["id"] for item in data["items"]] == ["q0", "q1"]
     assert "Disagreements (2)" in html and "raise --max-items to see the other 2" in html
 
 
 async def test_each_verdict_is_coloured_by_what_it_means_for_the_answer(two_judge_run, tmp_path):
-    (data,) = run_data(write_report([two_judge_run], tmp_path / "r.html").read_text())
+    (data,) = report_data(write_report([two_judge_run], tmp_path / "r.html").read_text())
     criteria = {c["id"]: c for c in data["items"][1]["criteria"]}
     assert (criteria["tweezers"]["points"], criteria["tweezers"]["final"]) == (-3.0, "CLEAR")
     assert criteria["tweezers"]["meaning"] == "good"  # an unmet penalty: no harm done
@@ -123,7 +117,7 @@ async def test_each_verdict_is_coloured_by_what_it_means_for_the_answer(two_judg
 
 
 async def test_items_carry_a_prompt_preview_their_theme_and_criterion_texts(two_judge_run, tmp_path):
-    (data,) = run_data(write_report([two_judge_run], tmp_path / "r.html").read_text())
+    (data,) = report_data(write_report([two_judge_run], tmp_path / "r.html").read_text())
     item = data["items"][1]
     assert (item["preview"], item["themes"]) == ("Bee sting 1?", ["emergency"])
     assert all(c["text"] for c in item["criteria"]) and item["judges_disagree"] == 1

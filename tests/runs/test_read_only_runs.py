@@ -152,7 +152,11 @@ def test_a_read_only_run_with_human_labels_is_reported_with_them(tmp_path, items
         out = assay_cli("report", str(run), "--out", str(tmp_path / "report.html"))
         after = snapshot(run)
     assert out.returncode == 0, out.stderr
-    assert "dr-a" in (tmp_path / "report.html").read_text()
+    from assay.report.payload import report_data
+
+    (data,) = report_data((tmp_path / "report.html").read_text())
+    stinger = next(c for c in data["items"][0]["criteria"] if c["id"] == "stinger")
+    assert [h[0] for h in stinger["human"]] == ["dr-a"]
     assert after == before
 
 

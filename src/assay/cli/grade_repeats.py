@@ -24,6 +24,7 @@ def run_repeats(args: dict[str, Any], options_of, source_of, check_outputs) -> N
     low."""
     from assay.runs.repeats import arun_repeats
 
+    args = {**args, "executor": args.get("executor") or "local"}
     try:
         if args["export"] or args["dry_run"] or args.get("taxonomy") is not None:
             raise InputError(Issue(None, None, "--repeats", "not with --export, --dry-run or "

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,8 +75,15 @@ def encode(document: Any) -> str:
 
 
 def decode(text: str) -> Any:
-    """The inverse of :func:`encode` (tests and tools read a report's data with it)."""
+    """The inverse of :func:`encode`."""
     return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+def report_data(html: str) -> list[dict[str, Any]]:
+    """Each run's item data in a written report, in run order (for tests and tools)."""
+    blobs = re.findall(r'<script type="application/octet-stream" class="run-data"[^>]*>([^<]*)'
+                       r'</script>', html)
+    return [decode(blob) for blob in blobs]
 
 
 def _item(item: ItemRow, values: dict[str, dict[str, float]]) -> dict[str, Any]:
