@@ -67,14 +67,17 @@ class Taxonomy(BaseModel):
     def _unique_ids(self) -> Taxonomy:
         node_ids: set[str] = set()
         criterion_ids: set[str] = set()
+        duplicates: list[str] = []
         for node, _ in self.walk():
             if node.id in node_ids:
-                raise ValueError(f"duplicate node id {node.id!r}")
+                duplicates.append(f"node id {node.id!r}")
             node_ids.add(node.id)
             if node.criterion is not None:
                 if node.criterion.id in criterion_ids:
-                    raise ValueError(f"duplicate criterion id {node.criterion.id!r}")
+                    duplicates.append(f"criterion id {node.criterion.id!r}")
                 criterion_ids.add(node.criterion.id)
+        if duplicates:  # all of them: a curator fixes them in one pass
+            raise ValueError("duplicate " + ", duplicate ".join(duplicates))
         return self
 
     def walk(self) -> Iterator[tuple[TaxonomyNode, list[TaxonomyNode]]]:
