@@ -67,6 +67,10 @@ def _print_summary(summary: dict[str, Any], router: str) -> None:
         f"{summary['routing_calls_per_item']:.1f} + grading {summary['grading_calls_per_item']:.1f})"
         f" vs {summary['calls_per_item_all_leaves']} grading every leaf; measured: "
         f"{summary['measured_calls_per_item']:.1f} calls per item", highlight=False)
+    excluded = summary.get("excluded_for_missing_data") or {}
+    if excluded:
+        stdout().print("leaves excluded for missing health data (item x leaf): " + ", ".join(
+            f"{need} {n}" for need, n in excluded.items()), highlight=False, soft_wrap=True)
     for item_id, reason in summary.get("routing_failed", {}).items():
         # a plain string: the console reads no markup and no escape from the quoted error
         stderr().print(f"routing failed for item {item_id!r} (a resume retries it): {reason}",

@@ -12,7 +12,8 @@ Eq. 2 weight would silently replace (only the sign is kept, as the leaf's polari
 003 §2.1): every leaf has a non-empty ``trigger`` (the router reads it), leaves sit at depth 3
 or 4, a node holds either leaves or subgroups, not both (a leaf beside subgroups takes a share
 of its parent that its siblings' leaves do not), and a requirement names a term of the health
-vocabulary (warning only: an unknown name matches a memory entry of exactly that name).
+vocabulary (an unknown name matches only a memory entry of exactly that name, so a leaf
+would silently never apply to data recorded under another name).
 
 Example:
     >>> doc = {"id": "t", "root": {"id": "root", "name": "all", "children": [
@@ -153,6 +154,20 @@ class _Checker:
                 HealthMemory.check_requirement(requirement)
             except ValueError as exc:
                 self.add(where, str(exc))
+                continue
+            if self.curation:
+                self.known_term(requirement, where)
+
+    def known_term(self, requirement: str, loc: Loc) -> None:
+        from assay.vocabulary import KINDS, vocabulary
+
+        kind, _, rest = requirement.strip().lower().partition(":")
+        kind, name = kind.removesuffix("s"), rest.partition(":")[0]
+        table = vocabulary()
+        if kind in KINDS and name and table.term(kind, name) is None:
+            self.add(loc, f"{kind} {name!r} is not in the health vocabulary "
+                     f"{table.version}: it matches only a {kind} named exactly so; add it to "
+                     "a vocabulary file (--health-vocabulary) with its other names")
 
     def _unique(self, seen: dict[str, Loc], value: str, loc: Loc, what: str) -> None:
         first = seen.setdefault(value, loc)

@@ -122,7 +122,25 @@ def routing_summary(batch: RoutedBatch, taxonomy: Taxonomy, n_judges: int = 1) -
         "grading_calls_per_item": mean_active * n_judges,
         "calls_per_item": routing_calls_per_item + mean_active * n_judges,
         "calls_per_item_all_leaves": n_leaves * n_judges,
+        "excluded_for_missing_data": excluded_for_missing_data(batch),
     }
+
+
+def excluded_for_missing_data(batch: RoutedBatch) -> dict[str, int]:
+    """How many (item, leaf) pairs the health-memory guard excluded, by missing requirement.
+
+    >>> from assay.routing.base import Routing
+    >>> batch = RoutedBatch(routings={"q": Routing(router="tree", excluded={
+    ...     "b1": "health memory has no lab:ldl", "b2": "health memory has no lab:ldl"})})
+    >>> excluded_for_missing_data(batch)
+    {'lab:ldl': 2}
+    """
+    counts: dict[str, int] = {}
+    for routing in batch.routings.values():
+        for reason in routing.excluded.values():
+            missing = reason.removeprefix("health memory has no ")
+            counts[missing] = counts.get(missing, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def record_routing(run_dir: str | Path, taxonomy: Taxonomy, router: Router | None,
