@@ -77,9 +77,9 @@ def grade(
     taxonomy: Path | None = typer.Option(
         None, "--taxonomy", help="A criterion tree ('starter': the shipped one): route each "
         "item, grade only its active leaves (tree auto-weights), score with Eq. 4 (pass-rate)."),
-    router: str = typer.Option(
-        "tree", "--router", help="With --taxonomy: tree | catalogue | embedding | relevance | "
-        "all (every leaf, no routing)."),
+    router: str | None = typer.Option(
+        None, "--router", help="With --taxonomy: tree (default) | catalogue | embedding | "
+        "relevance | all (every leaf, no routing)."),
     router_judge: str | None = typer.Option(
         None, "--router-judge", help="Judge spec of the router (default: the first --judge)."),
     router_threshold: float | None = typer.Option(

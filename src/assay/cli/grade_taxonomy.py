@@ -19,9 +19,16 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     from assay.routing.run import ROUTERS, route_and_grade
     from assay.runs.runner import new_run_dir
 
+    from assay.routing.factory import ignored_options
+
     if args["router"] not in ROUTERS:
         raise InputError(Issue(None, None, "--router", f"unknown router {args['router']!r}; "
                                f"choose one of {', '.join(ROUTERS)}"))
+    ignored = ignored_options(args["router"], judge=args["router_judge"] is not None,
+                              threshold=args["router_threshold"] is not None)
+    if ignored:
+        raise InputError([Issue(None, None, f"--router-{name}", f"the {args['router']} router "
+                                f"ignores it: drop it") for name in ignored])
     if args["rubric"] is not None or args["healthbench"]:
         raise InputError(Issue(None, None, "--taxonomy", "the taxonomy is the rubric: drop "
                                "--rubric / --healthbench"))

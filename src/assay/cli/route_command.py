@@ -25,6 +25,13 @@ async def _route(args: dict[str, Any]) -> None:
     from assay.routing import Catalogue, make_router, route_items
     from assay.routing.data import resolve_taxonomy
 
+    from assay.routing.factory import ignored_options
+
+    ignored = ignored_options(args["router"], judge=args["judge"] is not None,
+                              threshold=args["threshold"] is not None)
+    if ignored:
+        raise InputError([Issue(None, None, f"--{name}", f"the {args['router']} router "
+                                "ignores it: drop it") for name in ignored])
     taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
     items = load_items(args["items"])
     judge = caller = None

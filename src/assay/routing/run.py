@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import Issue
+from assay.errors import ConfigError, Issue
 from assay.item import Item
 from assay.routing.base import Catalogue, Routing, Selection
 from assay.routing.batch import RoutedBatch
-from assay.routing.factory import make_router
+from assay.routing.factory import ignored_options, make_router
 from assay.routing.grade import (
     attach_rubrics,
     route_for_grading,
@@ -104,6 +104,10 @@ async def aroute_and_grade(
 
     if router not in ROUTERS:
         raise ValueError(f"unknown router {router!r}; choose one of {', '.join(ROUTERS)}")
+    ignored = ignored_options(router, judge=router_judge is not None,
+                              threshold=threshold is not None)
+    if ignored:
+        raise ConfigError(f"the {router} router ignores its {' and '.join(ignored)}: drop it")
     run_dir = Path(run_dir)
     if resume is not None:  # one that cannot be written is refused before any routing call
         RunStore.open(resume, write=True).close()
