@@ -16,10 +16,9 @@ from assay.errors import InputError, Issue
 
 def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     from assay.io import read_taxonomy
+    from assay.routing.factory import ignored_options
     from assay.routing.run import ROUTERS, route_and_grade
     from assay.runs.runner import new_run_dir
-
-    from assay.routing.factory import ignored_options
 
     if args["router"] not in ROUTERS:
         raise InputError(Issue(None, None, "--router", f"unknown router {args['router']!r}; "

@@ -24,7 +24,6 @@ async def _route(args: dict[str, Any]) -> None:
     from assay.jobs import JobDir, StageCaller
     from assay.routing import Catalogue, make_router, route_items
     from assay.routing.data import resolve_taxonomy
-
     from assay.routing.factory import ignored_options
 
     ignored = ignored_options(args["router"], judge=args["judge"] is not None,
