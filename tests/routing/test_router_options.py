@@ -37,7 +37,7 @@ def test_a_router_judge_for_the_embedding_router_is_refused(tmp_path):
 
 def test_router_options_without_a_taxonomy_are_refused(tmp_path):
     out = _grade(tmp_path, "--router", "catalogue")
-    assert out.exit_code == 1 and "--router: routes a taxonomy: give --taxonomy" in out.output
+    assert out.exit_code == 1 and "--router: applies only with --taxonomy: give it" in out.output
 
 
 def test_route_run_refuses_a_threshold_the_catalogue_router_ignores(tmp_path):

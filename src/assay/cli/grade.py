@@ -85,6 +85,9 @@ def grade(
     router_threshold: float | None = typer.Option(
         None, "--router-threshold", help="Embedding: cosine τ; relevance: the 1-5 cut (default "
         "4); tree: τ of standard queries."),
+    dimension_level: int | None = typer.Option(
+        None, "--dimension-level", min=1, help="With --taxonomy: the tree level whose branches "
+        "get a score S_d each (the report's axes): 1 = capabilities (default), 2 = sub-aspects."),
 ) -> None:
     """Grade responses against rubrics with LLM judges; every verdict is stored as it arrives."""
     # The parameters that are RunOptions fields carry the field's name (the flag may differ).

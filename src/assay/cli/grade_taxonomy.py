@@ -51,7 +51,8 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     result = route_and_grade(
         items, taxonomy, options, run_dir, router=args["router"],
         router_judge=args["router_judge"], threshold=args["router_threshold"],
-        resume=args["resume"], quiet=args["quiet"], formula=args["formula"] or "pass-rate")
+        resume=args["resume"], quiet=args["quiet"], formula=args["formula"] or "pass-rate",
+        dimension_level=args["dimension_level"])
     _print_summary(result.summary, args["router"])
     from assay.runs.runner import record_skipped_input
 

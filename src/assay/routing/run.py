@@ -87,12 +87,13 @@ async def aroute_and_grade(
     items: Sequence[Item], taxonomy: Taxonomy, options: Any, run_dir: str | Path, *,
     router: str = "tree", router_judge: Any = None, threshold: float | None = None,
     resume: str | Path | None = None, quiet: bool = True, routing_dir: str | Path | None = None,
-    formula: str | None = "pass-rate",
+    formula: str | None = "pass-rate", dimension_level: int | None = 1,
 ) -> TaxonomyRun:
     """Route, then grade ``items`` with ``options`` (a :class:`~assay.runs.options.RunOptions`)
     in ``run_dir``, scoring with ``formula`` (Eq. 4 by default; None keeps the options' own).
     ``router_judge`` defaults to the first grading judge; ``threshold`` is the router's τ or
-    cut (see :func:`make_router`). Routing and grading share one budget of
+    cut (see :func:`make_router`). ``dimension_level`` picks the branches whose S_d the report
+    gives (``scores.by_axis``: level-1 capabilities by default, 2 for sub-aspects). Routing and grading share one budget of
     ``options.budget_usd``: what routing spends, grading cannot.
 
     The routing calls count in the run's totals (calls, tokens, dollars: ``manifest.json``
@@ -115,7 +116,8 @@ async def aroute_and_grade(
     budget = Budget(options.budget_usd) if options.budget_usd is not None else None
     routed, batch, issues, router_obj = await _route(
         items, taxonomy, options, Path(routing_dir or run_dir / "routing"), router=router,
-        router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget)
+        router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget,
+        dimension_level=dimension_level)
     summary = routing_summary(batch, taxonomy, len(options.judges))
     source = RoutedItems(items=routed, input_fingerprint=input_fingerprint(items, taxonomy),
                          may_be_empty=bool(batch.failed))
@@ -173,14 +175,14 @@ def run_status(grading: str, batch: RoutedBatch, *, budget_stopped: bool) -> str
 
 
 async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_judge,
-                 threshold, quiet, budget):
+                 threshold, quiet, budget, dimension_level):
     catalogue = Catalogue.from_taxonomy(taxonomy)
     if router == "all":
         batch = RoutedBatch(unique_queries=len(items))
         for item in items:
             batch.routings[item.id] = Routing(router="all", active=[
                 Selection(id=e.id, reason="every leaf") for e in catalogue.entries])
-        routed, issues = attach_rubrics(items, taxonomy, batch)
+        routed, issues = attach_rubrics(items, taxonomy, batch, dimension_level=dimension_level)
         return routed, batch, issues, None
     caller = judge = cache = None
     if router != "embedding":
@@ -198,7 +200,8 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
     try:
         router_obj = make_router(router, catalogue, caller=caller, threshold=threshold)
         routed, batch, issues = await route_for_grading(items, taxonomy, router_obj, routing_dir,
-                                                        quiet=quiet, caller=caller)
+                                                        quiet=quiet, caller=caller,
+                                                        dimension_level=dimension_level)
     finally:
         if judge is not None:
             await judge.aclose()
