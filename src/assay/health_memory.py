@@ -192,6 +192,18 @@ class HealthMemory(BaseModel):
     wearables: list[WearableSeries] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _within_the_cap(self) -> HealthMemory:
+        from assay.limits import MAX_MEMORY_CHARS
+
+        size = len(self.render())
+        if size > MAX_MEMORY_CHARS:
+            raise PydanticCustomError(
+                "memory_size", "renders to {size} characters, over the limit of {limit} "
+                "(assay.limits.MAX_MEMORY_CHARS): judge and router prompts both carry it",
+                {"size": f"{size:,}", "limit": f"{MAX_MEMORY_CHARS:,}"})
+        return self
+
     @property
     def is_empty(self) -> bool:
         return not (self.profile and self.profile.facts()) and not any(
