@@ -70,8 +70,8 @@ def test_route_run_then_route_eval_from_the_command_line(tmp_path):
     # router: 6 + 3 + 4 + 2 = 15 chosen; experts: 7 + 3 + 5 + 2 = 17; shared: 6 + 2 + 4 + 2 = 14
     pooled = figures["pooled"]
     assert (pooled["tp"], pooled["fp"], pooled["fn"]) == (14, 1, 3)
-    assert pooled["decisions"] == 4 * 104 and pooled["exact_match"] == 0.25
-    assert set(figures["by_branch"]) == {"Medical skills", "Health memory"}
+    assert pooled["decisions"] == 4 * 112 and pooled["exact_match"] == 0.25
+    assert set(figures["by_branch"]) == {"Medical skills", "Health memory", "Agent actions"}
     assert figures["by_scenario"]["Medical Explanation"]["f1"] == 1.0
     assert "pooled" in out.output and "Symptoms" in out.output
 
