@@ -76,9 +76,21 @@ def _print_summary(summary: dict[str, Any], router: str) -> None:
         f"{summary['measured_calls_per_item']:.1f} calls per item", highlight=False)
     excluded = summary.get("excluded_for_missing_data") or {}
     if excluded:
-        stdout().print("leaves excluded for missing health data (item x leaf): " + ", ".join(
-            f"{need} {n}" for need, n in excluded.items()), highlight=False, soft_wrap=True)
+        stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
     for item_id, reason in summary.get("routing_failed", {}).items():
         # a plain string: the console reads no markup and no escape from the quoted error
         stderr().print(f"routing failed for item {item_id!r} (a resume retries it): {reason}",
                        highlight=False, soft_wrap=True)
+
+
+def excluded_line(excluded: dict[str, int], shown: int = 8) -> str:
+    """What the health-memory guard excluded, most frequent requirement first.
+
+    >>> excluded_line({"lab:ldl": 3, "wearable:hrv": 1}, shown=1)
+    'leaves excluded for missing health data: 4 (item, leaf) pairs; lab:ldl 3, and 1 more'
+    """
+    parts = [f"{need} {n}" for need, n in list(excluded.items())[:shown]]
+    if len(excluded) > shown:
+        parts.append(f"and {len(excluded) - shown} more")
+    return (f"leaves excluded for missing health data: {sum(excluded.values())} (item, leaf) "
+            f"pairs; " + ", ".join(parts))

@@ -68,12 +68,12 @@ async def _route(args: dict[str, Any]) -> None:
     stdout().print(f"routed {len(rows)} items ({batch.unique_queries} distinct queries, "
                    f"{batch.calls} calls): {mean:.1f} of {len(taxonomy.leaves())} leaves active "
                    f"on average -> {args['out']}", highlight=False)
+    from assay.cli.grade_taxonomy import excluded_line
     from assay.routing.grade import excluded_for_missing_data
 
     excluded = excluded_for_missing_data(batch)
     if excluded:
-        stdout().print("leaves excluded for missing health data (item x leaf): " + ", ".join(
-            f"{need} {n}" for need, n in excluded.items()), highlight=False, soft_wrap=True)
+        stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
     if batch.failed:
         raise InputError([Issue(None, None, f"item[{k}]", v) for k, v in batch.failed.items()])
 
