@@ -108,9 +108,10 @@ def normalise(name: str) -> str:
     return "".join(_words(name))
 
 
-def _words(name: str) -> list[str]:
+@functools.lru_cache(maxsize=16384)  # the same few names are looked up for every leaf
+def _words(name: str) -> tuple[str, ...]:
     text = unicodedata.normalize("NFKC", name).casefold()
-    return re.findall(r"[a-z0-9%]+|[^\x00-\x7f\s]", text)
+    return tuple(re.findall(r"[a-z0-9%]+|[^\x00-\x7f\s]", text))
 
 
 def _unit_key(unit: str) -> str:
@@ -128,10 +129,13 @@ class Vocabulary:
     def __post_init__(self) -> None:
         self._by_name: dict[tuple[str, str], str] = {}
         self._by_code: dict[str, str] = {}
+        self._phrases: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         for kind, terms in self.terms.items():
             for term in terms.values():
                 for name in (term.id, *term.names):
                     self._by_name.setdefault((kind, normalise(name)), term.id)
+                    if kind in PHRASE_KINDS:
+                        self._phrases.setdefault(kind, []).append((term.id, _words(name)))
                 for code in term.loinc:
                     self._by_code.setdefault(code, term.id)
 
@@ -204,11 +208,8 @@ class Vocabulary:
                 found.add(term.id)
         if kind in PHRASE_KINDS:
             words = _words(name)
-            for (term_kind, _), term_id in self._by_name.items():
-                if term_kind == kind and term_id not in found:
-                    term = self.terms[kind][term_id]
-                    if any(_contains(words, _words(n)) for n in (term.id, *term.names)):
-                        found.add(term_id)
+            found.update(term_id for term_id, phrase in self._phrases.get(kind, [])
+                         if _contains(words, phrase))
         return found
 
     def matches(self, kind: str, wanted: str, name: str, code: str | None = None) -> bool:
@@ -258,7 +259,7 @@ class Vocabulary:
         return None
 
 
-def _contains(words: list[str], phrase: list[str]) -> bool:
+def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     return n > 0 and any(words[i:i + n] == phrase for i in range(len(words) - n + 1))
 
