@@ -23,8 +23,12 @@ def taxonomy_lint(
     leaf_depth: str = typer.Option("3,4", "--leaf-depth", help="Depths at which leaves may "
                                    "sit (RubricsTree: 3 or 4); 'any' drops the rule."),
 ) -> None:
-    """List every problem of a taxonomy (duplicate ids, missing triggers, depth, mixed
-    nodes, authored weights, bad requirements); exit 1 if any."""
+    """List every problem of a taxonomy with file:line:field; exit 1 if any.
+
+    Duplicate ids, missing triggers, leaf depth, nodes mixing leaves and subgroups, node and
+    criterion ids that differ, authored weights, requirements of the wrong type or unknown to
+    the health vocabulary.
+    """
     from assay.cli.taxonomy_command import run_lint
 
     run_lint(file, leaf_depth)
@@ -35,8 +39,10 @@ def taxonomy_diff(
     before: Path = typer.Argument(..., help="The taxonomy before ('starter': the shipped one)."),
     after: Path = typer.Argument(..., help="The taxonomy after."),
 ) -> None:
-    """Leaves added, removed, moved, reworded and reweighted from BEFORE to AFTER; exit 1 if
-    either file has errors or the content changed under the same version."""
+    """Leaves added, removed, moved, reworded and reweighted; exit 1 on errors.
+
+    Errors: either file fails to load, or the content changed under the same version.
+    """
     from assay.cli.taxonomy_command import run_diff
 
     run_diff(before, after)
