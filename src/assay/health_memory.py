@@ -117,6 +117,13 @@ class Lab(BaseModel):
     unit: str = ""
     reference_range: ReferenceRange | None = None
     date: dt.date | None = None
+    loinc: str | None = Field(default=None, pattern=r"^\d{1,7}-\d$",
+                              description="LOINC code of the test, e.g. 4548-4 for HbA1c.")
+
+    @model_validator(mode="after")
+    def _unit_and_value(self) -> Lab:
+        _check_value("lab", self.name, self.loinc, self.unit, {"value": self.value})
+        return self
 
     @property
     def flag(self) -> Flag | None:
@@ -158,6 +165,10 @@ class WearableSeries(BaseModel):
                                       {"loc": ()})
         if self.min is not None and self.max is not None and self.min > self.max:
             raise PydanticCustomError("series_shape", "min is above max", {"loc": ("min",)})
+        _check_value("wearable", self.metric, None, self.unit, {
+            k: v for k, v in (("mean", self.mean), ("min", self.min), ("max", self.max),
+                              ("latest", self.latest), ("baseline", self.baseline))
+            if v is not None})
         return self
 
     def render(self) -> str:
@@ -180,6 +191,18 @@ class HealthMemory(BaseModel):
     labs: list[Lab] = Field(default_factory=list)
     wearables: list[WearableSeries] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _within_the_cap(self) -> HealthMemory:
+        from assay.limits import MAX_MEMORY_CHARS
+
+        size = len(self.render())
+        if size > MAX_MEMORY_CHARS:
+            raise PydanticCustomError(
+                "memory_size", "renders to {size} characters, over the limit of {limit} "
+                "(assay.limits.MAX_MEMORY_CHARS): judge and router prompts both carry it",
+                {"size": f"{size:,}", "limit": f"{MAX_MEMORY_CHARS:,}"})
+        return self
 
     @property
     def is_empty(self) -> bool:
@@ -212,10 +235,14 @@ class HealthMemory(BaseModel):
     def has(self, requirement: str) -> bool:
         """Whether the memory holds what ``requirement`` names.
 
-        ``lab`` / ``labs``: any lab; ``lab:NAME``: a lab whose name contains NAME (case does not
-        matter); likewise ``condition``, ``medication``, ``wearable`` (matched on the metric) and
-        ``profile`` (``profile:age`` for one fact). ``lab:NAME:abnormal`` needs a HIGH/LOW flag.
+        ``lab`` / ``labs``: any lab; ``lab:NAME``: a lab that is NAME by meaning, through the
+        health vocabulary (:mod:`assay.vocabulary`: names, abbreviations and LOINC codes;
+        case does not matter); likewise ``condition``, ``medication``, ``wearable`` (matched
+        on the metric) and ``profile`` (``profile:age`` for one fact). ``lab:NAME:abnormal``
+        needs a HIGH/LOW flag.
         """
+        from assay.vocabulary import vocabulary
+
         self.check_requirement(requirement)
         kind, _, rest = requirement.strip().lower().partition(":")
         kind = kind.removesuffix("s")
@@ -227,11 +254,30 @@ class HealthMemory(BaseModel):
                                          "medication": self.medications, "lab": self.labs,
                                          "wearable": self.wearables}
         entries = by_kind[kind]
-        label = (lambda e: e.metric) if kind == "wearable" else (lambda e: e.name)
-        matched = [e for e in entries if name in label(e).lower()]
+        if name:
+            table = vocabulary()
+            entries = [e for e in entries if table.matches(
+                kind, name, e.metric if kind == "wearable" else e.name, getattr(e, "loinc", None))]
         if qualifier == "abnormal":
-            matched = [e for e in matched if getattr(e, "flag", None) in ("HIGH", "LOW")]
-        return bool(matched)
+            entries = [e for e in entries if getattr(e, "flag", None) in ("HIGH", "LOW")]
+        return bool(entries)
+
+
+def _check_value(kind: str, name: str, code: str | None, unit: str,
+                 values: dict[str, float]) -> None:
+    """Refuse a unit the vocabulary does not know for this analyte, or an implausible value."""
+    from assay.vocabulary import vocabulary
+
+    table = vocabulary()
+    problem = table.value_problem(kind, name, code, unit, [])
+    if problem is not None:
+        raise PydanticCustomError("health_value", problem.replace("{", "(").replace("}", ")"),
+                                  {"loc": ("unit",)})
+    for field_name, value in values.items():
+        problem = table.value_problem(kind, name, code, unit, [value])
+        if problem is not None:
+            raise PydanticCustomError("health_value", problem.replace("{", "(").replace(
+                "}", ")"), {"loc": (field_name,)})
 
 
 def _num(value: float) -> str:

@@ -10,7 +10,11 @@ MAX_NESTING            64          a document or record nested deeper is refused
 MAX_ALIAS_NODES        100,000     YAML aliases (``*ref``) may add at most this many nodes
 MAX_RESPONSE_CHARS     200,000     a longer response is not sent to a judge (the item is
                                    reported and skipped)
-MAX_PROMPT_CHARS       1,000,000   a judge prompt longer than this is not sent (same)
+MAX_PROMPT_CHARS       1,000,000   a judge prompt longer than this is not sent (same); a
+                                   router's or any other stage's prompt fails its item
+MAX_MEMORY_CHARS       200,000     an item whose health memory renders longer is refused where
+                                   it is read (file, line, field): judge and router prompts
+                                   both carry it
 =====================  ==========  ==============================================================
 
 Example:
@@ -29,6 +33,7 @@ MAX_NESTING = 64
 MAX_ALIAS_NODES = 100_000
 MAX_RESPONSE_CHARS = 200_000
 MAX_PROMPT_CHARS = 1_000_000
+MAX_MEMORY_CHARS = 200_000
 
 
 class _TooDeep(Exception):

@@ -38,9 +38,9 @@ def test_the_tree_router_grades_only_active_leaves_and_scores_with_eq4(tmp_path)
     assert (routing["routing_calls"], routing["grading_calls_made"]) == (16, 15)
     assert stages.count("route_tree") == 16 and stages.count("auditor") == 15
     assert routing["measured_calls_per_item"] == pytest.approx(31 / 4)
-    assert routing["calls_per_item_all_leaves"] == 104
+    assert routing["calls_per_item_all_leaves"] == 112
     output = " ".join(output.split())  # rich wraps long lines
-    assert "calls per item 7.8" in output and "vs 104 grading every leaf" in output
+    assert "calls per item 7.8" in output and "vs 112 grading every leaf" in output
     scores = {i["item_id"]: i["score"] for i in summary["items"]}
     assert scores == {"ldl": 1.0, "chest": 0.0, "sleep": 1.0, "statin": 1.0}
     assert summary["overall"] == pytest.approx(0.75)
@@ -50,7 +50,7 @@ def test_the_tree_router_grades_only_active_leaves_and_scores_with_eq4(tmp_path)
     active = {k: [s["id"] for s in v["active"]] for k, v in stored["items"].items()}
     assert active["chest"] == ["ms.sf.er.01", "ms.sf.un.04", "ms.cm.cl.02"]
     assert stored["items"]["chest"]["details"]["tau"] == 0.3          # emergency query
-    assert "hm.fg.lb.04" in active["ldl"] and stored["taxonomy"]["version"] == "0.1.0"
+    assert "hm.fg.lb.04" in active["ldl"] and stored["taxonomy"]["version"] == "0.2.0"
     assert "hm.fg.lb.04" in stored["items"]["statin"]["excluded"]      # no health memory
     assert (tmp_path / "run" / "routing" / "calls.sqlite").exists()
 

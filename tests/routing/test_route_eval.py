@@ -70,8 +70,8 @@ def test_route_run_then_route_eval_from_the_command_line(tmp_path):
     # router: 6 + 3 + 4 + 2 = 15 chosen; experts: 7 + 3 + 5 + 2 = 17; shared: 6 + 2 + 4 + 2 = 14
     pooled = figures["pooled"]
     assert (pooled["tp"], pooled["fp"], pooled["fn"]) == (14, 1, 3)
-    assert pooled["decisions"] == 4 * 104 and pooled["exact_match"] == 0.25
-    assert set(figures["by_branch"]) == {"Medical skills", "Health memory"}
+    assert pooled["decisions"] == 4 * 112 and pooled["exact_match"] == 0.25
+    assert set(figures["by_branch"]) == {"Medical skills", "Health memory", "Agent actions"}
     assert figures["by_scenario"]["Medical Explanation"]["f1"] == 1.0
     assert "pooled" in out.output and "Symptoms" in out.output
 
@@ -84,3 +84,16 @@ def test_an_expert_file_naming_unknown_leaves_is_refused_with_its_line(tmp_path)
                                    "starter", "--expert", str(bad)])
     assert out.exit_code == 1
     assert f"{bad}:2: selected: unknown leaf id(s) zz" in " ".join(out.output.split())
+
+
+def test_route_run_says_how_many_leaves_missing_health_data_excluded(tmp_path):
+    with FakeJudgeServer.run_in_thread(stages=EXAMPLES / "fake-stages.yaml") as server:
+        out = CliRunner().invoke(app, [
+            "route", "run", str(EXAMPLES / "pha-items.jsonl"), "--taxonomy", "starter",
+            "--router", "tree", "--judge", f"openai-compatible:fake@{server.base_url}",
+            "--job-dir", str(tmp_path / "job"), "--out", str(tmp_path / "r.jsonl"), "--quiet"])
+    assert out.exit_code == 0, out.output
+    routings = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    pairs = sum(len(r["excluded"]) for r in routings)
+    assert f"leaves excluded for missing health data: {pairs} (item, leaf) pairs; " \
+        "lab:glucose 8" in " ".join(out.output.split())

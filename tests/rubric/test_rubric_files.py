@@ -123,7 +123,11 @@ def test_a_taxonomy_is_read_with_its_auto_weights(tmp_path):
 def test_taxonomy_errors_name_line_and_field(tmp_path):
     path = tmp_path / "tree.yaml"
     path.write_text(TAXONOMY_YAML.replace("id: m1\n      name: Memory", "id: s2\n      name: ''"))
-    assert [(i.line, i.field) for i in validate_file(path)] == [(12, "root.children[1].name")]
+    # every problem of the edited node at once: its id repeats s2, its name is empty, and its
+    # criterion keeps the id m1
+    assert [(i.line, i.field) for i in validate_file(path)] == [
+        (11, "root.children[1].id"), (12, "root.children[1].name"),
+        (13, "root.children[1].criterion.id")]
 
 
 def test_an_unsupported_extension_is_an_issue_not_a_crash(tmp_path):

@@ -32,6 +32,7 @@ from assay.cli import sample as _sample  # noqa: F401  sample
 from assay.cli import score as _score  # noqa: F401  score
 from assay.cli import serve as _serve  # noqa: F401  serve
 from assay.cli import stress as _stress  # noqa: F401  stress make, stress run
+from assay.cli import taxonomy as _taxonomy  # noqa: F401  taxonomy lint, taxonomy diff
 from assay.cli.app import app, app_for
 from assay.cli.examples import attach as _attach_examples
 

@@ -32,9 +32,29 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_print_version, is_eager=True, help="Print the version."
     ),
+    health_vocabulary: list[str] = typer.Option(
+        [], "--health-vocabulary", metavar="FILE", help="A health vocabulary file (names, LOINC codes, units) "
+        "added to the shipped one; repeatable. Same as $ASSAY_HEALTH_VOCABULARY."),
 ) -> None:
     """Rubric-based evaluation of LLM answers, built first for clinical and health AI."""
+    import os
+
     from assay.cli.progress import install
+
+    if health_vocabulary:  # the environment carries it to worker processes too
+        from assay.vocabulary import VOCABULARY_ENV
+
+        given = [p for p in os.environ.get(VOCABULARY_ENV, "").split(os.pathsep) if p]
+        os.environ[VOCABULARY_ENV] = os.pathsep.join([*given, *health_vocabulary])
+        from assay.errors import InputError
+        from assay.vocabulary import vocabulary
+
+        try:  # a bad file is reported here, with its lines, not inside some item's validation
+            vocabulary()
+        except (InputError, OSError) as exc:
+            from assay.cli.output import fail
+
+            fail(exc)
 
     install()  # jobs show rich progress bars unless a command's --quiet says otherwise
 

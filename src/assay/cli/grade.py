@@ -102,14 +102,17 @@ def grade(
     taxonomy: Path | None = typer.Option(
         None, "--taxonomy", help="A criterion tree ('starter': the shipped one): route each "
         "item, grade only its active leaves (tree auto-weights), score with Eq. 4 (pass-rate)."),
-    router: str = typer.Option(
-        "tree", "--router", help="With --taxonomy: tree | catalogue | embedding | relevance | "
-        "all (every leaf, no routing)."),
+    router: str | None = typer.Option(
+        None, "--router", help="With --taxonomy: tree (default) | catalogue | embedding | "
+        "relevance | all (every leaf, no routing)."),
     router_judge: str | None = typer.Option(
         None, "--router-judge", help="Judge spec of the router (default: the first --judge)."),
     router_threshold: float | None = typer.Option(
         None, "--router-threshold", help="Embedding: cosine τ; relevance: the 1-5 cut (default "
         "4); tree: τ of standard queries."),
+    dimension_level: int | None = typer.Option(
+        None, "--dimension-level", min=1, help="With --taxonomy: the tree level whose branches "
+        "get a score S_d each (the report's axes): 1 = capabilities (default), 2 = sub-aspects."),
 ) -> None:
     """Grade responses against rubrics with LLM judges; every verdict is stored as it arrives."""
     # The parameters that are RunOptions fields carry the field's name (the flag may differ).

@@ -109,7 +109,16 @@ def _grade(args: dict[str, Any]):
     if args.get("taxonomy") is not None:  # route first, then grade each item's active leaves
         from assay.cli.grade_taxonomy import grade_with_taxonomy
 
-        return grade_with_taxonomy(args, _options, _source)
+        return grade_with_taxonomy({**args, "router": args.get("router") or "tree",
+                                    "dimension_level": args.get("dimension_level") or 1},
+                                   _options, _source)
+    given = [flag for flag, key in (("--router", "router"), ("--router-judge", "router_judge"),
+                                    ("--router-threshold", "router_threshold"),
+                                    ("--dimension-level", "dimension_level"))
+             if args.get(key) is not None]
+    if given:  # they would be ignored: a run must do what its command line says
+        raise InputError([Issue(None, None, flag, "applies only with --taxonomy: give it or drop "
+                                "this option") for flag in given])
 
     if args["items"] is None:
         if args["resume"] is None:

@@ -16,12 +16,18 @@ from assay.errors import InputError, Issue
 
 def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     from assay.io import read_taxonomy
+    from assay.routing.factory import ignored_options
     from assay.routing.run import ROUTERS, route_and_grade
     from assay.runs.runner import new_run_dir
 
     if args["router"] not in ROUTERS:
         raise InputError(Issue(None, None, "--router", f"unknown router {args['router']!r}; "
                                f"choose one of {', '.join(ROUTERS)}"))
+    ignored = ignored_options(args["router"], judge=args["router_judge"] is not None,
+                              threshold=args["router_threshold"] is not None)
+    if ignored:
+        raise InputError([Issue(None, None, f"--router-{name}", f"the {args['router']} router "
+                                f"ignores it: drop it") for name in ignored])
     if args["rubric"] is not None or args["healthbench"]:
         raise InputError(Issue(None, None, "--taxonomy", "the taxonomy is the rubric: drop "
                                "--rubric / --healthbench"))
@@ -45,7 +51,8 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     result = route_and_grade(
         items, taxonomy, options, run_dir, router=args["router"],
         router_judge=args["router_judge"], threshold=args["router_threshold"],
-        resume=args["resume"], quiet=args["quiet"], formula=args["formula"] or "pass-rate")
+        resume=args["resume"], quiet=args["quiet"], formula=args["formula"] or "pass-rate",
+        dimension_level=args["dimension_level"])
     _print_summary(result.summary, args["router"])
     from assay.runs.runner import record_skipped_input
 
@@ -67,7 +74,23 @@ def _print_summary(summary: dict[str, Any], router: str) -> None:
         f"{summary['routing_calls_per_item']:.1f} + grading {summary['grading_calls_per_item']:.1f})"
         f" vs {summary['calls_per_item_all_leaves']} grading every leaf; measured: "
         f"{summary['measured_calls_per_item']:.1f} calls per item", highlight=False)
+    excluded = summary.get("excluded_for_missing_data") or {}
+    if excluded:
+        stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
     for item_id, reason in summary.get("routing_failed", {}).items():
         # a plain string: the console reads no markup and no escape from the quoted error
         stderr().print(f"routing failed for item {item_id!r} (a resume retries it): {reason}",
                        highlight=False, soft_wrap=True)
+
+
+def excluded_line(excluded: dict[str, int], shown: int = 8) -> str:
+    """What the health-memory guard excluded, most frequent requirement first.
+
+    >>> excluded_line({"lab:ldl": 3, "wearable:hrv": 1}, shown=1)
+    'leaves excluded for missing health data: 4 (item, leaf) pairs; lab:ldl 3, and 1 more'
+    """
+    parts = [f"{need} {n}" for need, n in list(excluded.items())[:shown]]
+    if len(excluded) > shown:
+        parts.append(f"and {len(excluded) - shown} more")
+    return (f"leaves excluded for missing health data: {sum(excluded.values())} (item, leaf) "
+            f"pairs; " + ", ".join(parts))

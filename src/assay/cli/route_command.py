@@ -24,7 +24,13 @@ async def _route(args: dict[str, Any]) -> None:
     from assay.jobs import JobDir, StageCaller
     from assay.routing import Catalogue, make_router, route_items
     from assay.routing.data import resolve_taxonomy
+    from assay.routing.factory import ignored_options
 
+    ignored = ignored_options(args["router"], judge=args["judge"] is not None,
+                              threshold=args["threshold"] is not None)
+    if ignored:
+        raise InputError([Issue(None, None, f"--{name}", f"the {args['router']} router "
+                                "ignores it: drop it") for name in ignored])
     taxonomy = read_taxonomy(resolve_taxonomy(args["taxonomy"]))
     items = load_items(args["items"])
     judge = caller = None
@@ -62,6 +68,12 @@ async def _route(args: dict[str, Any]) -> None:
     stdout().print(f"routed {len(rows)} items ({batch.unique_queries} distinct queries, "
                    f"{batch.calls} calls): {mean:.1f} of {len(taxonomy.leaves())} leaves active "
                    f"on average -> {args['out']}", highlight=False)
+    from assay.cli.grade_taxonomy import excluded_line
+    from assay.routing.grade import excluded_for_missing_data
+
+    excluded = excluded_for_missing_data(batch)
+    if excluded:
+        stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
     if batch.failed:
         raise InputError([Issue(None, None, f"item[{k}]", v) for k, v in batch.failed.items()])
 

@@ -102,26 +102,36 @@ def _multi_choice(data, criterion: Criterion, perm, verdict) -> Verdict | ReplyE
 
 
 _BRACKET = re.compile(r"\[\s*([01])\s*\]")
+# the paper's prompt also says "response with only the number": a reply, or its last line,
+# that is nothing but 1 or 0 (bold or a full stop allowed)
+_BARE = re.compile(r"(?:^|\n)[ \t*]*([01])[ \t*]*\.?\s*$")
 
 
 def parse_bracket_reply(
     data: Mapping[str, Any] | str | None, criterion: Criterion, *, item_id: str,
     judge: str = "default",
 ) -> Verdict | ReplyError:
-    """RubricsTree's auditor reply ``Reason: ... [1]``: the last ``[1]``/``[0]`` decides (1 = MET).
+    """RubricsTree's auditor reply ``Reason: ... [1]``: the last ``[1]``/``[0]`` decides (1 = MET);
+    without one, a reply (or last line) that is only ``1`` or ``0``, as the paper's prompt asks.
 
     >>> c = Criterion(id="ldl", text="Mentions the user's LDL-C.")
     >>> v = parse_bracket_reply({"output": "Reason: It never mentions LDL-C. [0]"}, c, item_id="q")
     >>> v.decision, v.explanation
     (<Decision.UNMET: 'UNMET'>, 'It never mentions LDL-C.')
+    >>> parse_bracket_reply({"output": "1"}, c, item_id="q").decision
+    <Decision.MET: 'MET'>
     """
     text = data.get("output") if isinstance(data, Mapping) else data
     if not isinstance(text, str):
         return ReplyError(criterion.id, 'no "output" text in the reply')
     found = _BRACKET.findall(text)
+    pattern = _BRACKET
     if not found:
-        return ReplyError(criterion.id, f"no [1] or [0] in the reply {text[:80]!r}")
-    reason = _BRACKET.sub("", text).strip()
+        bare = _BARE.search(text)
+        if bare is None:
+            return ReplyError(criterion.id, f"no [1] or [0] in the reply {text[:80]!r}")
+        found, pattern = [bare.group(1)], _BARE
+    reason = pattern.sub("", text).strip()
     reason = re.sub(r"^\s*reason\s*:\s*", "", reason, flags=re.IGNORECASE)
     label = Decision.MET if found[-1] == "1" else Decision.UNMET
     return Verdict(item_id=item_id, criterion_id=criterion.id, judge=judge, decision=label,

@@ -207,9 +207,30 @@ def healthbench_messages(
 
 
 def healthbench_conversation(item: Item) -> str:
-    """simple-evals: the prompt plus the response as the last assistant turn."""
+    """simple-evals: the prompt plus the response as the last assistant turn.
+
+    An item with a health memory (RubricsTree's items; HealthBench's have none, so their
+    prompts stay byte for byte simple-evals') gets it first, in the block the other templates
+    use: a taxonomy's health-memory leaves cannot be judged without it.
+
+    >>> item = Item(id="q", prompt="Is my LDL ok?", response="Yes.",
+    ...             health_memory={"labs": [{"name": "LDL-C", "value": 162, "unit": "mg/dL"}]})
+    >>> print(healthbench_conversation(item))
+    <health_memory>
+    Labs:
+    - LDL-C: 162 mg/dL
+    </health_memory>
+    <BLANKLINE>
+    user: Is my LDL ok?
+    <BLANKLINE>
+    assistant: Yes.
+    """
     turns = [*((m.role, m.content) for m in item.messages), ("assistant", item.response or "")]
-    return "\n\n".join(f"{role}: {content}" for role, content in turns)
+    text = "\n\n".join(f"{role}: {content}" for role, content in turns)
+    memory = item.health_memory
+    if memory is not None and not memory.is_empty:
+        text = f"<health_memory>\n{memory.render()}\n</health_memory>\n\n" + text
+    return text
 
 
 BARE_RUBRIC_ITEM = {"healthbench": {"rubric_item": "bare"}}  # criterion metadata, see below

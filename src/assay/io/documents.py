@@ -24,6 +24,7 @@ from assay.errors import InputError, Issue
 from assay.io import autorubric, seed000
 from assay.io.errors import issues_from
 from assay.io.formats import classify_document, syntax_of
+from assay.io.taxonomy_check import taxonomy_errors
 from assay.io.yaml_json import dump_document, line_finder, load_document
 from assay.rubric.rubric import Rubric
 from assay.rubric.taxonomy import Taxonomy
@@ -46,7 +47,7 @@ def read_rubric(path: str | Path) -> Rubric:
         return seed000.released_rubric(document, Path(path).stem, str(path))
     kind = classify_document(document)
     if kind == "taxonomy":
-        return _validate(Taxonomy, document, path).to_rubric()
+        return _taxonomy(document, path).to_rubric()
     if kind == "autorubric":
         return autorubric.to_rubric(document, id=Path(path).stem, source=str(path),
                                     line_of=line_finder(path))
@@ -64,8 +65,19 @@ def write_rubric(
 
 
 def read_taxonomy(path: str | Path) -> Taxonomy:
-    """A taxonomy (criterion tree) from a YAML/JSON document ``{id, root: {...}}``."""
-    return _validate(Taxonomy, _document(path, "taxonomy"), path)
+    """A taxonomy (criterion tree) from a YAML/JSON document ``{id, root: {...}}``.
+
+    Every problem that would make a grade wrong is refused at once, each with its line and
+    field (:func:`~assay.io.taxonomy_check.taxonomy_errors`).
+    """
+    return _taxonomy(_document(path, "taxonomy"), path)
+
+
+def _taxonomy(document: Any, path: str | Path) -> Taxonomy:
+    issues = taxonomy_errors(document, source=str(path), line_of=line_finder(path))
+    if issues:
+        raise InputError(issues)
+    return _validate(Taxonomy, document, path)
 
 
 def write_taxonomy(taxonomy: Taxonomy, path: str | Path) -> None:

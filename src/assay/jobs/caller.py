@@ -39,6 +39,7 @@ from assay.jobs.store import CallStore, StageCall
 from assay.judges.judge import Judge
 from assay.judges.secrets import redact_data
 from assay.judges.types import FailureKind, JudgeRequest
+from assay.limits import MAX_PROMPT_CHARS, prompt_chars
 
 
 class StageError(AssayError):
@@ -115,6 +116,10 @@ class StageCaller:
         key = self.call_key(stage, request)
         if self.store is None:
             raise RuntimeError(f"stage {stage!r}: the caller has no call store attached")
+        size = prompt_chars(messages)
+        if size > MAX_PROMPT_CHARS:  # the cap of judge prompts holds for every stage's prompt
+            raise StageError(stage, item_id, f"a prompt of {size:,} characters, over the limit "
+                             f"of {MAX_PROMPT_CHARS:,}: not sent")
         stored = self.store.call(key)
         if stored is not None and stored.ok and stored.data is not None:
             return stored.data

@@ -122,13 +122,16 @@ class Catalogue:
 def _requires(criterion: Criterion) -> tuple[str, ...]:
     """A leaf's ``metadata.requires``, checked now so a typo fails before any call."""
     value = criterion.metadata.get("requires", ())
-    requires = (value,) if isinstance(value, str) else tuple(value)
+    requires = (value,) if isinstance(value, str) else value
+    if not isinstance(requires, list | tuple) or not all(isinstance(r, str) for r in requires):
+        raise ConfigError(f"criterion {criterion.id!r}: metadata.requires: expected a "
+                          f"requirement such as 'lab:ldl' or a list of them, got {value!r}")
     for requirement in requires:
         try:
-            HealthMemory.check_requirement(str(requirement))
+            HealthMemory.check_requirement(requirement)
         except ValueError as exc:
             raise ConfigError(f"criterion {criterion.id!r}: metadata.requires: {exc}") from None
-    return tuple(str(r) for r in requires)
+    return tuple(requires)
 
 
 class Selection(BaseModel):
@@ -192,8 +195,14 @@ class Router(ABC):
         self.catalogue = catalogue
 
     def config(self) -> dict[str, Any]:
-        """What determines this router's decisions (its routings are cached under it)."""
-        return {"kind": self.kind, "catalogue": self.catalogue.digest()}
+        """What determines this router's decisions (its routings are cached under it): with
+        health-memory requirements, the health vocabulary that decides them too."""
+        config: dict[str, Any] = {"kind": self.kind, "catalogue": self.catalogue.digest()}
+        if any(e.requires for e in self.catalogue.entries):
+            from assay.vocabulary import vocabulary
+
+            config["health_vocabulary"] = vocabulary().version
+        return config
 
     @abstractmethod
     async def select(self, query: Item, eligible: list[Entry], trace: Trace) -> list[Selection]:

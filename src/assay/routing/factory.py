@@ -13,6 +13,22 @@ from assay.errors import ConfigError
 from assay.routing.base import Catalogue, Router
 
 KINDS = ("tree", "catalogue", "embedding", "relevance")
+# what each router reads: an option it would ignore is refused (a run must do what it says)
+USES: dict[str, frozenset[str]] = {
+    "tree": frozenset({"judge", "threshold"}), "catalogue": frozenset({"judge"}),
+    "embedding": frozenset({"threshold"}), "relevance": frozenset({"judge", "threshold"}),
+    "all": frozenset()}
+
+
+def ignored_options(kind: str, **given: bool) -> list[str]:
+    """The options given (``judge=True``, ``threshold=True``) that router ``kind`` ignores.
+
+    >>> ignored_options("catalogue", judge=True, threshold=True)
+    ['threshold']
+    >>> ignored_options("all", judge=True, threshold=False)
+    ['judge']
+    """
+    return [name for name, on in given.items() if on and name not in USES.get(kind, frozenset())]
 
 
 def make_router(kind: str, catalogue: Catalogue, *, caller: Any = None,

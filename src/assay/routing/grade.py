@@ -32,7 +32,7 @@ from assay.rubric import Taxonomy
 
 async def route_for_grading(
     items: Sequence[Item], taxonomy: Taxonomy, router: Router, routing_dir: str | Path, *,
-    quiet: bool = True, caller: StageCaller | None = None,
+    quiet: bool = True, caller: StageCaller | None = None, dimension_level: int | None = 1,
 ) -> tuple[list[Item], RoutedBatch, list[Issue]]:
     """Route ``items`` in the job ``routing_dir`` (usually ``RUN/routing``) and give each the
     rubric of its active leaves.
@@ -51,7 +51,7 @@ async def route_for_grading(
         batch.totals = routing_call_totals(job.store, {item.id for item in items})
     finally:
         job.finish(status="incomplete" if batch is None or batch.failed else "complete")
-    routed, issues = attach_rubrics(items, taxonomy, batch)
+    routed, issues = attach_rubrics(items, taxonomy, batch, dimension_level=dimension_level)
     return routed, batch, issues
 
 
@@ -81,10 +81,11 @@ def routing_failures(batch: RoutedBatch) -> list[Issue]:
             for item_id, reason in batch.failed.items()]
 
 
-def attach_rubrics(items: Sequence[Item], taxonomy: Taxonomy,
-                   batch: RoutedBatch) -> tuple[list[Item], list[Issue]]:
-    """Items carrying the rubric of their active leaves; the items that have nothing to grade
-    reported as issues. Items whose routing failed are left out (see :func:`routing_failures`)."""
+def attach_rubrics(items: Sequence[Item], taxonomy: Taxonomy, batch: RoutedBatch, *,
+                   dimension_level: int | None = 1) -> tuple[list[Item], list[Issue]]:
+    """Items carrying the rubric of their active leaves, each leaf's axis its branch at
+    ``dimension_level`` (S_d per dimension); the items that have nothing to grade reported as
+    issues. Items whose routing failed are left out (see :func:`routing_failures`)."""
     routed, issues = [], []
     for item in items:
         if item.id in batch.failed:
@@ -95,7 +96,7 @@ def attach_rubrics(items: Sequence[Item], taxonomy: Taxonomy,
                                 "no active leaf: nothing to grade (Eq. 4 is undefined)"))
             continue
         try:
-            rubric = taxonomy.to_rubric(ids)
+            rubric = taxonomy.to_rubric(ids, dimension_level=dimension_level)
         except ValidationError:
             issues.append(Issue(None, None, f"item[{item.id}]",
                                 "only penalty leaves are active: nothing to pass"))
@@ -122,7 +123,25 @@ def routing_summary(batch: RoutedBatch, taxonomy: Taxonomy, n_judges: int = 1) -
         "grading_calls_per_item": mean_active * n_judges,
         "calls_per_item": routing_calls_per_item + mean_active * n_judges,
         "calls_per_item_all_leaves": n_leaves * n_judges,
+        "excluded_for_missing_data": excluded_for_missing_data(batch),
     }
+
+
+def excluded_for_missing_data(batch: RoutedBatch) -> dict[str, int]:
+    """How many (item, leaf) pairs the health-memory guard excluded, by missing requirement.
+
+    >>> from assay.routing.base import Routing
+    >>> batch = RoutedBatch(routings={"q": Routing(router="tree", excluded={
+    ...     "b1": "health memory has no lab:ldl", "b2": "health memory has no lab:ldl"})})
+    >>> excluded_for_missing_data(batch)
+    {'lab:ldl': 2}
+    """
+    counts: dict[str, int] = {}
+    for routing in batch.routings.values():
+        for reason in routing.excluded.values():
+            missing = reason.removeprefix("health memory has no ")
+            counts[missing] = counts.get(missing, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def record_routing(run_dir: str | Path, taxonomy: Taxonomy, router: Router | None,

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import Issue
+from assay.errors import ConfigError, Issue
 from assay.item import Item
 from assay.routing.base import Catalogue, Routing, Selection
 from assay.routing.batch import RoutedBatch
-from assay.routing.factory import make_router
+from assay.routing.factory import ignored_options, make_router
 from assay.routing.grade import (
     attach_rubrics,
     route_for_grading,
@@ -88,11 +88,13 @@ async def aroute_and_grade(
     router: str = "tree", router_judge: Any = None, threshold: float | None = None,
     resume: str | Path | None = None, quiet: bool = True, routing_dir: str | Path | None = None,
     formula: str | None = "pass-rate", stands_for: Sequence[Item] | None = None,
+    dimension_level: int | None = 1,
 ) -> TaxonomyRun:
     """Route, then grade ``items`` with ``options`` (a :class:`~assay.runs.options.RunOptions`)
     in ``run_dir``, scoring with ``formula`` (Eq. 4 by default; None keeps the options' own).
     ``router_judge`` defaults to the first grading judge; ``threshold`` is the router's τ or
-    cut (see :func:`make_router`). Routing and grading share one budget of
+    cut (see :func:`make_router`). ``dimension_level`` picks the branches whose S_d the report
+    gives (``scores.by_axis``: level-1 capabilities by default, 2 for sub-aspects). Routing and grading share one budget of
     ``options.budget_usd``: what routing spends, grading cannot.
 
     The routing calls count in the run's totals (calls, tokens, dollars: ``manifest.json``
@@ -108,6 +110,10 @@ async def aroute_and_grade(
 
     if router not in ROUTERS:
         raise ValueError(f"unknown router {router!r}; choose one of {', '.join(ROUTERS)}")
+    ignored = ignored_options(router, judge=router_judge is not None,
+                              threshold=threshold is not None)
+    if ignored:
+        raise ConfigError(f"the {router} router ignores its {' and '.join(ignored)}: drop it")
     run_dir = Path(run_dir)
     if resume is not None:  # one that cannot be written is refused before any routing call
         RunStore.open(resume, write=True).close()
@@ -115,7 +121,8 @@ async def aroute_and_grade(
     budget = Budget(options.budget_usd) if options.budget_usd is not None else None
     routed, batch, issues, router_obj = await _route(
         items, taxonomy, options, Path(routing_dir or run_dir / "routing"), router=router,
-        router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget)
+        router_judge=router_judge, threshold=threshold, quiet=quiet, budget=budget,
+        dimension_level=dimension_level)
     summary = routing_summary(batch, taxonomy, len(options.judges))
     fingerprint = input_fingerprint(items if stands_for is None else stands_for, taxonomy)
     source = RoutedItems(items=routed, input_fingerprint=fingerprint,
@@ -174,14 +181,14 @@ def run_status(grading: str, batch: RoutedBatch, *, budget_stopped: bool) -> str
 
 
 async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_judge,
-                 threshold, quiet, budget):
+                 threshold, quiet, budget, dimension_level):
     catalogue = Catalogue.from_taxonomy(taxonomy)
     if router == "all":
         batch = RoutedBatch(unique_queries=len(items))
         for item in items:
             batch.routings[item.id] = Routing(router="all", active=[
                 Selection(id=e.id, reason="every leaf") for e in catalogue.entries])
-        routed, issues = attach_rubrics(items, taxonomy, batch)
+        routed, issues = attach_rubrics(items, taxonomy, batch, dimension_level=dimension_level)
         return routed, batch, issues, None
     caller = judge = cache = None
     if router != "embedding":
@@ -199,7 +206,8 @@ async def _route(items, taxonomy, options, routing_dir: Path, *, router, router_
     try:
         router_obj = make_router(router, catalogue, caller=caller, threshold=threshold)
         routed, batch, issues = await route_for_grading(items, taxonomy, router_obj, routing_dir,
-                                                        quiet=quiet, caller=caller)
+                                                        quiet=quiet, caller=caller,
+                                                        dimension_level=dimension_level)
     finally:
         if judge is not None:
             await judge.aclose()

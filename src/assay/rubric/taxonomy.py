@@ -20,6 +20,8 @@ Example:
     {'s1': 0.25, 's2': 0.25, 'm1': 0.5}
     >>> t.level_of("s1")
     2
+    >>> t.dimensions(level=1)
+    {'s1': 'Medical skills', 's2': 'Medical skills', 'm1': 'Health memory'}
 """
 
 from __future__ import annotations
@@ -67,14 +69,17 @@ class Taxonomy(BaseModel):
     def _unique_ids(self) -> Taxonomy:
         node_ids: set[str] = set()
         criterion_ids: set[str] = set()
+        duplicates: list[str] = []
         for node, _ in self.walk():
             if node.id in node_ids:
-                raise ValueError(f"duplicate node id {node.id!r}")
+                duplicates.append(f"node id {node.id!r}")
             node_ids.add(node.id)
             if node.criterion is not None:
                 if node.criterion.id in criterion_ids:
-                    raise ValueError(f"duplicate criterion id {node.criterion.id!r}")
+                    duplicates.append(f"criterion id {node.criterion.id!r}")
                 criterion_ids.add(node.criterion.id)
+        if duplicates:  # all of them: a curator fixes them in one pass
+            raise ValueError("duplicate " + ", duplicate ".join(duplicates))
         return self
 
     def walk(self) -> Iterator[tuple[TaxonomyNode, list[TaxonomyNode]]]:
@@ -111,18 +116,35 @@ class Taxonomy(BaseModel):
                 weights[node.criterion.id] = weight
         return weights
 
-    def to_rubric(self, criterion_ids: list[str] | None = None) -> Rubric:
-        """A rubric of the chosen leaves (all by default), weighted by :meth:`auto_weights`."""
+    def dimensions(self, level: int = 1) -> dict[str, str]:
+        """Leaf criterion id -> its branch at ``level`` (level-1: ``"Medical skills"``; level-2:
+        ``"Medical skills > Safety"``): the core dimensions d of Eq. 4's S_d. A leaf at or
+        above ``level`` is its own branch."""
+        if level < 1:
+            raise ValueError(f"dimension level must be 1 or more, got {level}")
+        return {node.criterion.id: " > ".join(n.name for n in [*path[1:], node][:level])
+                for node, path in self.walk() if node.criterion is not None}
+
+    def to_rubric(self, criterion_ids: list[str] | None = None, *,
+                  dimension_level: int | None = 1) -> Rubric:
+        """A rubric of the chosen leaves (all by default), weighted by :meth:`auto_weights`.
+
+        Each criterion's ``axis`` is its branch at ``dimension_level`` (:meth:`dimensions`),
+        unless the leaf states one, so a run reports S_d per dimension with no leaf tagged by
+        hand (``None``: no axis added).
+        """
         weights = self.auto_weights()
         leaves = {criterion.id: criterion for criterion in self.leaf_criteria()}
         chosen = list(leaves) if criterion_ids is None else criterion_ids
         unknown = [cid for cid in chosen if cid not in leaves]
         if unknown:
             raise KeyError(f"taxonomy {self.id!r} has no leaves {unknown}")
+        branch = self.dimensions(dimension_level) if dimension_level is not None else {}
         # A penalty leaf (negative weight) keeps its sign: its polarity, not its size, is authored.
         criteria = [
-            leaves[cid].model_copy(update={"weight": weights[cid] * (-1 if leaves[cid].weight < 0
-                                                                      else 1)})
+            leaves[cid].model_copy(update={
+                "weight": weights[cid] * (-1 if leaves[cid].weight < 0 else 1),
+                "axis": leaves[cid].axis or branch.get(cid)})
             for cid in chosen
         ]
         return Rubric(id=f"{self.id}:{len(criteria)}-leaves", criteria=criteria)

@@ -1,8 +1,8 @@
 """Data shipped with the routing package: the starter health taxonomy.
 
-``starter-taxonomy.yaml`` (104 atomic Boolean leaves, version in the file) is a starting point
-to curate, written for Assay from the categories RubricsTree names; the paper's own catalogue is
-unpublished. ``--taxonomy starter`` on the command line loads it.
+``starter-taxonomy.yaml`` (112 atomic Boolean leaves; version and changelog in the file) is a
+starting point to curate, written for Assay from the categories RubricsTree names; the paper's
+own catalogue is unpublished. ``--taxonomy starter`` on the command line loads it.
 
 Example:
     >>> from assay.io import read_taxonomy
