@@ -116,7 +116,7 @@ class StageCaller:
         key = self.call_key(stage, request)
         if self.store is None:
             raise RuntimeError(f"stage {stage!r}: the caller has no call store attached")
-        size = prompt_chars(messages)
+        size = prompt_chars(request.messages)
         if size > MAX_PROMPT_CHARS:  # the cap of judge prompts holds for every stage's prompt
             raise StageError(stage, item_id, f"a prompt of {size:,} characters, over the limit "
                              f"of {MAX_PROMPT_CHARS:,}: not sent")
