@@ -112,6 +112,8 @@ EXAMPLES: tuple[Example, ...] = (
             "--judge openai:gpt-4.1 --out runs/refine",
             fake=f"--stages {RE}/stages.json --policy MET"),
     # Seed 003: RubricsTree
+    Example("taxonomy lint", f"assay taxonomy lint {TAX}/sleep-v2.yaml"),
+    Example("taxonomy diff", f"assay taxonomy diff {TAX}/sleep-v1.yaml {TAX}/sleep-v2.yaml"),
     Example("route run",
             f"assay route run {TAX}/pha-items.jsonl --taxonomy starter --router tree "
             "--judge openai:gpt-4.1-mini -o routes.jsonl",
