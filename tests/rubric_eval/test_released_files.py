@@ -255,3 +255,21 @@ def test_grade_reads_the_released_generic_rubric_and_reference_responses(tmp_pat
     assert [i["item_id"] for i in summary["items"]] == ["1", "59"]
     assert [i["n_scored"] for i in summary["items"]] == [6, 6]  # the six generic criteria
     assert "1 items had no response to grade" in " ".join(result.output.split())
+
+
+def test_grade_reads_a_released_rubric_set_with_its_conversations_by_index(tmp_path):
+    """`assay grade final_rubrics.jsonl --conversations conversations.txt`: each index's
+    conversation graded against its own released rubric, the authors' indices as item ids."""
+    with FakeJudgeServer.run_in_thread(policy="MET") as server:
+        result = invoke("grade", RELEASED / "final_rubrics.jsonl",
+                        "--conversations", RELEASED / "conversations.txt",
+                        "--responses", RELEASED / "reference_responses.jsonl", "--healthbench",
+                        "--judge", f"openai-compatible:fake@{server.base_url}",
+                        "--run-dir", tmp_path / "run", "--quiet", "--json", tmp_path / "s.json")
+    assert result.exit_code == 4, result.output  # query 5's released reference is empty
+    summary = json.loads((tmp_path / "s.json").read_text())
+    released = {str(row["index"]): len(row["generated_rubrics"]) for row in map(
+        json.loads, (RELEASED / "final_rubrics.jsonl").read_text().splitlines())}
+    assert [i["item_id"] for i in summary["items"]] == ["1", "59"]  # 5's reference is empty
+    assert [i["n_scored"] for i in summary["items"]] == [released["1"], released["59"]]
+    assert any("how to reduce bloating" in json.dumps(r["body"]) for r in server.requests)

@@ -72,6 +72,9 @@ def grade(
     responses: Path | None = typer.Option(
         None, "--responses", help="JSONL of {prompt_id, response} to grade (HealthBench mode)."),
     ideal: bool = typer.Option(False, "--ideal", help="Grade the ideal completions."),
+    conversations: Path | None = typer.Option(
+        None, "--conversations", help="Seed 000's released conversations.txt (index<TAB>User: "
+        "...): ITEMS is then a released rubric set keyed by the same indices."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Where to create the run."),
     resume: Path | None = typer.Option(None, "--resume", help="Continue this run directory."),
     budget_usd: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD."),

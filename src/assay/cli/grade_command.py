@@ -86,7 +86,12 @@ def _source(args: dict[str, Any]):
 
     if not args["items"].exists():
         raise InputError(Issue(str(args["items"]), None, None, "no such file"))
-    source = ItemSource(path=Path(args["items"]).resolve())
+    if args.get("conversations") is not None:  # seed 000's released rubric set + conversations
+        from assay.rubric_eval.released import released_items
+
+        source = ItemSource(items=released_items(args["items"], args["conversations"]))
+    else:
+        source = ItemSource(path=Path(args["items"]).resolve())
     if args["responses"] is not None:
         source.responses = read_responses(args["responses"])
         source.responses_path = str(Path(args["responses"]).resolve())

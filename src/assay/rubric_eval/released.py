@@ -41,6 +41,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from assay.errors import InputError, Issue
+from assay.item import Item
 from assay.rubric import Criterion, Rubric
 
 AXES = ("accuracy", "completeness", "context_awareness", "communication_quality",
@@ -390,3 +391,13 @@ def load_queries(
                        reference=refs.get(key),
                        messages=conversation_messages(texts[key]))
             for key, entries in rubrics.per_index.items()}
+
+
+def released_items(rubrics: str | Path, conversations: str | Path) -> list[Item]:
+    """A released rubric set joined to ``conversations.txt`` as items to grade: each index's
+    conversation with its rubric (``assay grade RUBRICS --conversations C``); the released
+    responses go with them through ``--responses``."""
+    queries = load_queries(rubrics, conversations=conversations)
+    return [Item(id=key, messages=list(query.messages), rubric=rubric_of_entries(key, query.gold))
+            for key, query in queries.items()]
+
