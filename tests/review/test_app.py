@@ -157,3 +157,22 @@ async def test_the_rubric_page_shows_the_query_and_after_a_save_the_saved_versio
     assert 'data-criterion="stinger"' in saved
     status, html = await client.get("/rubrics/q1?saved=../../etc/passwd")
     assert status == 200 and 'id="saved-version"' not in html
+
+
+async def test_agreement_between_reviewers_is_reported_with_the_judges(run_dir, serve_app, reviewer):
+    """Two reviewers label the same four verdicts through the app and differ on one: percent
+    agreement 3/4, reported beside the judges' agreement with them."""
+    for name, labels in (("dr_a", ["MET", "MET", "UNMET", "MET"]),
+                         ("dr_b", ["MET", "MET", "UNMET", "UNMET"])):
+        client = reviewer(await serve_app(run_dir, reviewer=name))
+        for i, label in enumerate(labels):
+            await client.post(f"/items/{i}/label", {"criterion_id": "stinger", "action": "correct",
+                                                    "label": label})
+    result = CliRunner().invoke(cli, ["agreement", str(run_dir), "--json", str(run_dir / "a.json")])
+    assert result.exit_code == 0, result.output
+    assert "Between reviewers (dr_a, dr_b)" in result.output
+    import json
+
+    between = json.loads((run_dir / "a.json").read_text())["between_reviewers"]
+    assert between["judges"] == ["dr_a", "dr_b"]
+    assert between["percent_agreement"]["value"] == 0.75

@@ -43,6 +43,8 @@ class AgreementSummary(BaseModel):
     formula: str
     reports: list[AgreementReport]
     inter_judge: InterJudgeReliability | None = None
+    between_reviewers: InterJudgeReliability | None = None
+    """Reliability among the human raters, when several labelled the same verdicts."""
 
 
 def _rubrics(rubrics: Rubrics | None, *sources: Sequence[Verdict]) -> Rubrics:
@@ -69,10 +71,13 @@ def agreement_summary(
     score, lookup = _score_and_lookup(rubrics, [*verdicts, *labels], formula, abstention)
     reports = agreement(verdicts, labels, lookup, score_items=score, seed=seed,
                         n_resamples=n_resamples)
-    reliability = None
+    reliability = reviewers = None
     if len(by_judge(verdicts)) > 1:
         reliability = _between_judges(verdicts, lookup, score, seed=seed, n_resamples=n_resamples)
-    return AgreementSummary(formula=formula, reports=reports, inter_judge=reliability)
+    if len(by_judge(labels)) > 1:  # several humans: how far they agree among themselves
+        reviewers = _between_judges(labels, lookup, score, seed=seed, n_resamples=n_resamples)
+    return AgreementSummary(formula=formula, reports=reports, inter_judge=reliability,
+                            between_reviewers=reviewers)
 
 
 def reliability_summary(

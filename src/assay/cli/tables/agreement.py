@@ -79,11 +79,12 @@ def criterion_table(report: AgreementReport, max_rows: int) -> Any:
     return table
 
 
-def inter_judge_table(summary: AgreementSummary) -> Any | None:
-    r = summary.inter_judge
+def inter_judge_table(summary: AgreementSummary, *, reviewers: bool = False) -> Any | None:
+    r = summary.between_reviewers if reviewers else summary.inter_judge
     if r is None:
         return None
-    table = new_table(f"Between judges ({', '.join(r.judges)})", ["measure", "value", "n"])
+    who = "reviewers" if reviewers else "judges"
+    table = new_table(f"Between {who} ({', '.join(r.judges)})", ["measure", "value", "n"])
     table.add_row("percent agreement", fmt(r.percent_agreement), str(r.percent_agreement.n))
     table.add_row("Krippendorff α (nominal)", fmt(r.alpha_nominal), str(r.alpha_nominal.n))
     table.add_row("Fleiss κ", fmt(r.fleiss_kappa), str(r.fleiss_kappa.n))
@@ -119,7 +120,8 @@ def agreement_tables(summary: AgreementSummary, max_rows: int = 40) -> list[Any]
         if report.per_axis:
             tables.append(axis_table(report))
         tables.append(criterion_table(report, max_rows))
-    for extra in (inter_judge_table(summary), inter_judge_criteria_table(summary, max_rows)):
+    for extra in (inter_judge_table(summary), inter_judge_criteria_table(summary, max_rows),
+                  inter_judge_table(summary, reviewers=True)):
         if extra is not None:
             tables.append(extra)
     return tables
