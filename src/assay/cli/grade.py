@@ -15,8 +15,9 @@ def grade(
     items: Path | None = typer.Argument(
         None, help="Items to grade (item JSONL/JSON/YAML, or HealthBench JSONL with --healthbench)."),
     rubric: Path | None = typer.Option(
-        None, "--rubric", "-r", help="Rubric file for every item (items may carry their own), or "
-        "Health-SCORE's baseline single-axis or multi-axes."),
+        None, "--rubric", "-r", help="Rubric file for every item (items may carry their own), "
+        "Health-SCORE's baseline single-axis or multi-axes, or a folder of reviewed rubrics "
+        "(RUN/reviewed-rubrics: each rubric's newest reviewed version)."),
     judges: list[str] = typer.Option(
         [], "--judge", "-j", help="Judge spec, e.g. openai:gpt-4.1-mini or "
         "openai-compatible:MODEL@http://HOST:PORT/v1; repeat for an ensemble."),

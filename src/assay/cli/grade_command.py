@@ -46,7 +46,7 @@ def _options(args: dict[str, Any]):
         raise InputError(Issue(None, None, "--judge", "give at least one judge spec"))
     few = FewShot(n=args["few_shot"], balance=not args["unbalanced"],
                   include_reason=args["few_shot_reasons"]) if args["few_shot"] else None
-    args = {**args, "role": role_text(args.get("role"))}
+    args = {**args, "role": role_text(args.get("role")), "rubric": _run_wide_rubric(args["rubric"])}
     return RunOptions.build(template=args["template"], healthbench=args["healthbench"],
                             few_shot=few, **_fields(args, RunOptions.model_fields))
 
@@ -74,6 +74,18 @@ def role_text(role: str | None) -> str | None:
     return text
 
 
+def _run_wide_rubric(rubric: Path | None) -> Any:
+    """``--rubric``: a file as given; a folder of reviewed rubrics (``RUN/reviewed-rubrics``)
+    gives its rubric to items without their own when it holds one rubric (a run graded against
+    one shared rubric), else none (items keep theirs, reviewed where a version was saved)."""
+    if rubric is None or not Path(rubric).is_dir():
+        return rubric
+    from assay.review.rubrics import latest_reviewed
+
+    reviewed = latest_reviewed(rubric)
+    return next(iter(reviewed.values())) if len(reviewed) == 1 else None
+
+
 def _fields(args: dict[str, Any], names: Any) -> dict[str, Any]:
     """The arguments named in ``names``; paths (but the rubric's, kept as given for its
     errors) made absolute, so that a resumed run finds them from anywhere."""
@@ -92,6 +104,10 @@ def _source(args: dict[str, Any]):
         source = ItemSource(items=released_items(args["items"], args["conversations"]))
     else:
         source = ItemSource(path=Path(args["items"]).resolve())
+    if args.get("rubric") is not None and Path(args["rubric"]).is_dir():
+        from assay.review.rubrics import latest_reviewed
+
+        source.reviewed = latest_reviewed(args["rubric"])  # curated versions of items' rubrics
     if args["responses"] is not None:
         source.responses = read_responses(args["responses"])
         source.responses_path = str(Path(args["responses"]).resolve())

@@ -123,3 +123,34 @@ def _next_version(folder: Path, rubric: Rubric) -> int:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "rubric"
+
+
+def latest_reviewed(folder: str | Path) -> dict[str, Rubric]:
+    """The newest reviewed version of each rubric in ``folder`` (``ID.vN.yaml``), by rubric id:
+    what ``assay grade --rubric RUN/reviewed-rubrics`` grades with.
+
+    >>> import tempfile, pathlib
+    >>> from assay.rubric import Criterion, Rubric
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> rubric = Rubric(id="r", criteria=[Criterion(id="a", text="Says A."),
+    ...                                   Criterion(id="b", text="Says B.")])
+    >>> _ = save_reviewed_rubric(rubric, [RubricDecision("b", "reject")], folder, reviewer="x")
+    >>> v2 = latest_reviewed(folder)["r"]
+    >>> _ = save_reviewed_rubric(v2, [RubricDecision("a", "edit", "Says A plainly.")], folder,
+    ...                          reviewer="x")
+    >>> [(r.version, [c.text for c in r.criteria]) for r in latest_reviewed(folder).values()]
+    [('3', ['Says A plainly.'])]
+    """
+    from assay.io import read_rubric
+
+    folder = Path(folder)
+    newest: dict[str, tuple[int, Rubric]] = {}
+    for path in sorted(folder.glob("*.v*.yaml")):
+        rubric = read_rubric(path)
+        version = int(rubric.version) if rubric.version.isdigit() else 0
+        if rubric.id not in newest or version > newest[rubric.id][0]:
+            newest[rubric.id] = (version, rubric)
+    if not newest:
+        raise InputError(Issue(str(folder), None, None, "holds no reviewed rubric (ID.vN.yaml)"))
+    return {rubric_id: rubric for rubric_id, (_, rubric) in newest.items()}
+

@@ -16,6 +16,7 @@ from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.item import Item
+from assay.rubric import Rubric
 from assay.verdict import Verdict
 
 
@@ -118,6 +119,9 @@ class ItemSource:
     ideal: bool = False
     issues: list[Issue] = field(default_factory=list)
     skipped_without_response: int = 0
+    reviewed: dict[str, Rubric] | None = None
+    """Reviewed rubric versions by rubric id (``assay grade --rubric RUN/reviewed-rubrics``): an
+    item whose own rubric has one is graded with it."""
     may_be_empty: bool = False
     """Items are held back elsewhere (a taxonomy run's failed routings): an empty source is then
     a run with nothing graded yet, whose caller settles its status, not an empty input."""
@@ -130,6 +134,11 @@ class ItemSource:
             _refuse_repeated_ids(self.items)
 
     def fingerprint(self) -> str:
+        if self.path is not None and self.reviewed:  # the same file under other rubrics
+            digest = hashlib.sha256(file_sha256(self.path).encode())
+            for rubric_id in sorted(self.reviewed):
+                digest.update(self.reviewed[rubric_id].model_dump_json().encode())
+            return digest.hexdigest()
         if self.path is not None:
             return file_sha256(self.path)
         digest = hashlib.sha256()
@@ -148,7 +157,15 @@ class ItemSource:
         return len(dataset.entries) if dataset is not None else count_records(self.path)
 
     def __iter__(self) -> Iterator[Item]:
-        return self._with_responses(self._raw())
+        return self._with_responses(self._with_reviewed(self._raw()))
+
+    def _with_reviewed(self, items: Iterable[Item]) -> Iterable[Item]:
+        if not self.reviewed:
+            return items
+        reviewed = self.reviewed
+        return (item.model_copy(update={"rubric": reviewed[item.rubric.id]})
+                if item.rubric is not None and item.rubric.id in reviewed else item
+                for item in items)
 
     def human_labels(self) -> list[Verdict]:
         """Labels the item file carries itself (an Autorubric dataset's ground truth)."""
