@@ -151,3 +151,12 @@ async def test_the_ensemble_verdict_is_compared_with_human_labels(two_judge_run,
     (report,) = run.ensemble.reports
     assert report.judge.startswith("ensemble") and report.pooled.accuracy.value == 1.0
     assert 'class="ensemble"' in write_report([two_judge_run], tmp_path / "r.html").read_text()
+
+
+async def test_judge_against_judge_agreement_per_criterion_is_a_heatmap(two_judge_run, tmp_path):
+    html = write_report([two_judge_run], tmp_path / "r.html").read_text()
+    heatmap = html.split('id="judge-heatmap-1"')[1].split("</table>")[0]
+    stinger = heatmap.split("Explains how to remove the stinger.")[1].split("</tr>")[0]
+    tweezers = heatmap.split("Recommends squeezing the stinger with tweezers.")[1].split("</tr>")[0]
+    assert "hsl(0, 55%, 85%)" in stinger  # the judges never agree on it: red
+    assert "hsl(120, 55%, 85%)" in tweezers  # always agree: green

@@ -42,6 +42,7 @@ def build_report(runs: Sequence[RunReport], *, max_items: int = 5000, seed: int 
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["num"] = _num
     env.filters["pct"] = _pct
+    env.filters["heat"] = _heat
     comparisons = [Comparison(runs[0].name, other.name, compare_runs(runs[0], other, seed=seed))
                    for other in runs[1:]]
     template = env.get_template("report.html.j2")
@@ -83,6 +84,7 @@ def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
         "n_disagreements": sum(c.judges_disagree or c.human_disagrees
                                for item in shown for c in item.criteria),
         "criteria": criterion_outcomes(run.items)[:MOST_FAILED],
+        "criterion_texts": {c.id: c.text for item in run.items for c in item.criteria},
         "config": _config(run.manifest),
     }
 
@@ -199,6 +201,18 @@ def _num(value: Any, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
+
+
+def _heat(metric: Any) -> str:
+    """A cell's background for an agreement in [0, 1]: red (none) through green (full).
+
+    >>> _heat(None), _heat(type("M", (), {"value": 1.0})())
+    ('#eef1f4', 'hsl(120, 55%, 85%)')
+    """
+    value = getattr(metric, "value", None)
+    if value is None:
+        return "#eef1f4"
+    return f"hsl({round(120 * max(0.0, min(1.0, value)))}, 55%, 85%)"
 
 
 def _pct(value: Any) -> str:
