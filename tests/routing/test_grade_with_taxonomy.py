@@ -131,3 +131,17 @@ def test_routing_spends_the_runs_budget_before_grading_does(tmp_path):
     assert out.exit_code == 3, out.output  # a budget stop
     assert stages.count("route_tree") == 16  # routing spent $16 of the $18 ...
     assert 1 <= stages.count("auditor") <= 3  # ... so grading had about $2 left, not $18
+
+
+def test_the_report_of_a_taxonomy_run_shows_its_routing_active_leaves_and_dimensions(tmp_path):
+    from assay.report import write_report
+
+    with FakeJudgeServer.run_in_thread(stages=STAGES) as server:
+        grade(server, tmp_path, "--taxonomy", "starter", "--router", "tree")
+    html = write_report([tmp_path / "run"], tmp_path / "r.html").read_text()
+    routing = html.split('id="routing-1"')[1].split("</table>")[0]
+    assert "assay-starter-health 0.2.0" in routing and "router <b>tree</b>" in routing
+    assert "3.8 of 112 leaves active per item" in routing
+    leaves = routing.split('class="active-leaves"')[1]
+    assert leaves.count("<tr>") == 1 + 15  # a header, then the 15 leaves graded (all distinct)
+    assert "ms.sf.er.01" in leaves and "Medical skills" in leaves

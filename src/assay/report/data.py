@@ -98,6 +98,8 @@ class RunReport:
     """Whether the run is complete, and why not (:func:`assay.runs.status.run_status`)."""
     ensemble: AgreementSummary | None = None
     """The aggregated verdicts' agreement with the human labels (several judges and labels)."""
+    routing: dict[str, Any] | None = None
+    """A taxonomy run's routing (RubricsTree): taxonomy, router and summary; None otherwise."""
 
 
 def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport:
@@ -138,6 +140,7 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
                                  item_scores.get(item.id), list(item.tags), rows,
                                  _context(item)))
         manifest = _manifest(path)
+        routing = _routing(store.meta("routing"))
     finally:
         store.close()
     if labels is not None:
@@ -151,7 +154,8 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
         ensemble = _agreement([f.model_copy(update={"judge": name}) for f in final_verdicts],
                               human, rubrics, scoring)
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
-                     verdicts, final_verdicts, rubrics, human, agreement, status, ensemble)
+                     verdicts, final_verdicts, rubrics, human, agreement, status, ensemble,
+                     routing)
 
 
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:
@@ -194,6 +198,16 @@ def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
     from assay.metrics.label_sources import labels_for, stored_labels
 
     return labels_for(run, labels)[0] if labels is not None else stored_labels(run)
+
+
+def _routing(stored: str | None) -> dict[str, Any] | None:
+    """What the report shows of a taxonomy run's routing (the per-item routings stay out: the
+    items' rubrics are their active leaves)."""
+    if not stored:
+        return None
+    routing = json.loads(stored)
+    return {"taxonomy": routing.get("taxonomy") or {}, "router": routing.get("router") or {},
+            "summary": routing.get("summary") or {}, "failed": routing.get("failed") or {}}
 
 
 def _manifest(run: Path) -> dict[str, Any]:

@@ -85,6 +85,7 @@ def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
                                for item in shown for c in item.criteria),
         "criteria": criterion_outcomes(run.items)[:MOST_FAILED],
         "criterion_texts": {c.id: c.text for item in run.items for c in item.criteria},
+        "leaves": active_leaves(run.items) if run.routing is not None else [],
         "config": _config(run.manifest),
     }
 
@@ -137,6 +138,29 @@ def criterion_outcomes(items: Sequence[ItemRow]) -> list[CriterionOutcomes]:
                 outcome.graded += 1
                 outcome.failed += what in ("missed", "harmful")
     return sorted(by_key.values(), key=lambda o: (-o.failed, -(o.failure_rate or 0.0), o.id))
+
+
+@dataclass
+class ActiveLeaf:
+    """How often a taxonomy leaf was routed to, and how the answers fared on it."""
+
+    id: str
+    text: str
+    axis: str | None
+    active: int = 0
+    met: int = 0
+
+
+def active_leaves(items: Sequence[ItemRow]) -> list[ActiveLeaf]:
+    """A taxonomy run's leaves by how many items the router activated them for (an item's
+    rubric is its active leaves), with how many of those answers met them."""
+    leaves: dict[str, ActiveLeaf] = {}
+    for item in items:
+        for row in item.criteria:
+            leaf = leaves.setdefault(row.id, ActiveLeaf(row.id, row.text, row.axis))
+            leaf.active += 1
+            leaf.met += row.final == "MET"
+    return sorted(leaves.values(), key=lambda leaf: (-leaf.active, leaf.id))
 
 
 def _config(manifest: dict[str, Any]) -> list[tuple[str, str]]:
