@@ -142,3 +142,23 @@ def test_report_on_grades_of_other_items_fails_naming_the_run(tmp_path):
     assert result.exit_code == 1
     assert "grades.jsonl: id: none of the run's 1 graded ids is among the 20 item ids" in " ".join(
         result.output.split())
+
+
+def test_the_html_view_shows_table_3_the_diagnoses_and_every_conversation_escaped(tmp_path):
+    items = [json.loads(line) for line in (SAMPLE / "items.jsonl").read_text().splitlines()]
+    items[0]["answer"] += " <script>window.__pwned = 1</script>"
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    with FakeJudgeServer.run_in_thread(stages=SAMPLE / "stages.json") as server:
+        invoke("rag", "grade", SAMPLE / "items.jsonl", "--judge",
+               f"openai-compatible:fake@{server.base_url}", "--out", tmp_path / "job", "-q")
+    invoke("rag", "report", tmp_path / "items.jsonl", "--grades", tmp_path / "job",
+           "--html", tmp_path / "rag.html")
+    html = (tmp_path / "rag.html").read_text()
+    data = json.loads((tmp_path / "job" / "grades.jsonl").read_text().splitlines()[0])
+    assert 'id="table-3"' in html and 'id="hazards"' in html
+    assert html.count('class="conversation"') == 20
+    assert f'id="item-{data["id"]}"' in html and "<script>window" not in html
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    diagnoses = {d for row in map(json.loads, (tmp_path / "job" / "grades.jsonl").read_text()
+                                  .splitlines()) for d in row["diagnosis"]}
+    assert diagnoses and all(d in html for d in diagnoses)

@@ -279,6 +279,8 @@ def rag_report_command(
                                      "on the first run."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full report as JSON here."),
+    html_out: Path | None = typer.Option(None, "--html", help="Also write it as one offline HTML "
+                                         "file, with every conversation and its diagnosis."),
 ) -> None:
     """The §8 validation report: Table 3 averages, CF vs RAGAS faithfulness against perceived
     faithfulness, judge-vs-human and across-judge agreement, hazards, classifiers."""
@@ -297,7 +299,12 @@ def rag_report_command(
             name = name if name not in runs else f"{name} ({path})"
             runs[name], sources[name] = graded, str(path)
         models = [load_model(m) for m in model]
-        return rag_report(conversations, runs, models=models, seed=seed, sources=sources)
+        result = rag_report(conversations, runs, models=models, seed=seed, sources=sources)
+        if html_out is not None:
+            from assay.report.rag_html import write_rag_html
+
+            write_rag_html(result, conversations, runs, html_out)
+        return result
 
     def show(rag):
         from assay.cli.command import Note
