@@ -7,6 +7,6 @@ Example (see tests/report)::
 """
 
 from assay.report.data import RunReport, compare_runs, load_run
-from assay.report.html import build_report, write_report
+from assay.report.html import write_report
 
-__all__ = ["RunReport", "build_report", "compare_runs", "load_run", "write_report"]
+__all__ = ["RunReport", "compare_runs", "load_run", "write_report"]

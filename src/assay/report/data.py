@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,8 +103,14 @@ class RunReport:
     """A taxonomy run's routing (RubricsTree): taxonomy, router and summary; None otherwise."""
 
 
-def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport:
-    """Everything a report shows of the run at ``path`` (see the module docstring)."""
+def load_run(path: str | Path, *, labels: str | Path | None = None,
+             on_item: Callable[[ItemRow, Rubric], None] | None = None) -> RunReport:
+    """Everything a report shows of the run at ``path`` (see the module docstring).
+
+    ``on_item``: each item is handed to it whole as it is read (with its rubric), and the
+    report keeps only what its figures need (no conversation, response, passages or
+    explanation), so that a run of any size is read in bounded memory (``assay report``
+    streams the items into the page this way)."""
     path = Path(path)
     if not (path / "run.sqlite").is_file():
         raise InputError(Issue(str(path), None, None, "not a run directory (no run.sqlite)"))
@@ -125,7 +132,8 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
                 votes = []
                 for vote in aggregated.votes:
                     verdict = vote.verdict
-                    verdicts.append(verdict)
+                    verdicts.append(verdict if on_item is None
+                                    else verdict.model_copy(update={"explanation": ""}))
                     judges.add(verdict.judge)
                     votes.append(Vote(verdict.judge, _label(verdict), verdict.explanation))
                 final = aggregated.verdict
@@ -136,9 +144,12 @@ def load_run(path: str | Path, *, labels: str | Path | None = None) -> RunReport
                     _label(final) if final is not None else None, votes,
                     [Vote(h.judge, _label(h), h.explanation)
                      for h in human_by_key.get((item.id, criterion.id), [])]))
-            items.append(ItemRow(number, item.id, _conversation(item), item.response or "",
-                                 item_scores.get(item.id), list(item.tags), rows,
-                                 _context(item)))
+            row = ItemRow(number, item.id, _conversation(item), item.response or "",
+                          item_scores.get(item.id), list(item.tags), rows, _context(item))
+            if on_item is not None:
+                on_item(row, rubric)
+                row = _light(row)
+            items.append(row)
         manifest = _manifest(path)
         routing = _routing(store.meta("routing"))
     finally:
@@ -173,6 +184,15 @@ def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonRepo
                       labels=a.labels or None, formula=a.scores.scoring.formula,
                       abstention=a.scores.scoring.abstention, seed=seed,
                       compared=f"aggregated verdicts ({a.scores.scoring.aggregation})")
+
+
+def _light(row: ItemRow) -> ItemRow:
+    """``row`` without its texts: what the report's figures and tables need of it."""
+    return ItemRow(row.index, row.id, [], "", row.score, row.tags, [
+        CriterionRow(c.id, c.text, c.weight, c.axis, c.final,
+                     [Vote(v.source, v.label, "") for v in c.votes],
+                     [Vote(h.source, h.label, "") for h in c.human])
+        for c in row.criteria])
 
 
 def _label(verdict: Verdict) -> str:

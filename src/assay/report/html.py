@@ -34,8 +34,10 @@ class Comparison:
     report: ComparisonReport
 
 
-def build_report(runs: Sequence[RunReport], *, max_items: int = 5000, seed: int = 0) -> str:
-    """The HTML text of a report on ``runs`` (the first run is the baseline of comparisons)."""
+def _render(runs: Sequence[RunReport], data: Sequence[str], *, max_items: int = 5000,
+                 seed: int = 0) -> str:
+    """The HTML text of a report on ``runs`` (the first run is the baseline of comparisons),
+    with ``data``: each run's items as :class:`~assay.report.payload.PayloadWriter` wrote them."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(_TEMPLATES),
@@ -47,7 +49,7 @@ def build_report(runs: Sequence[RunReport], *, max_items: int = 5000, seed: int 
                    for other in runs[1:]]
     template = env.get_template("report.html.j2")
     return template.render(
-        runs=[_run_view(run, max_items) for run in runs],
+        runs=[_run_view(run, blob, max_items) for run, blob in zip(runs, data)],
         comparisons=comparisons,
         groups=_groups_side_by_side(runs) if len(runs) > 1 else [],
         forest=_forest(comparisons),
@@ -58,13 +60,17 @@ def build_report(runs: Sequence[RunReport], *, max_items: int = 5000, seed: int 
 def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | Path | None = None,
                  max_items: int = 5000, seed: int = 0) -> Path:
     """Load ``runs`` (run directories), build the report and write it to ``out``."""
-    loaded = [load_run(run, labels=labels) for run in runs]
+    loaded, data = [], []
+    for run in runs:  # each run's items compressed as they are read: bounded memory
+        writer = payload.PayloadWriter(Path(run).name or str(run), max_items=max_items)
+        loaded.append(load_run(run, labels=labels, on_item=writer.add))
+        data.append(writer.finish())
     out = Path(out)
-    out.write_text(build_report(loaded, max_items=max_items, seed=seed), encoding="utf-8")
+    out.write_text(_render(loaded, data, max_items=max_items, seed=seed), encoding="utf-8")
     return out
 
 
-def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
+def _run_view(run: RunReport, data: str, max_items: int) -> dict[str, Any]:
     scores = run.scores
     shown = run.items[:max_items]
     values = [i.score for i in run.items if i.score is not None]
@@ -78,7 +84,7 @@ def _run_view(run: RunReport, max_items: int) -> dict[str, Any]:
         "axes_plot": plots.interval_bars(axes, "By axis") if axes else None,
         "themes_plot": plots.interval_bars(themes, "By theme") if themes else None,
         "confusions": _confusions(run),
-        "data": payload.encode(payload.run_payload(run, shown)),
+        "data": data,
         "item_count": len(shown),
         "truncated": len(run.items) - len(shown),
         "n_disagreements": sum(c.judges_disagree or c.human_disagrees

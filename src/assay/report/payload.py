@@ -23,10 +23,11 @@ import base64
 import gzip
 import json
 import re
-from collections.abc import Sequence
+import zlib
 from typing import Any
 
-from assay.report.data import CriterionRow, ItemRow, RunReport
+from assay.report.data import CriterionRow, ItemRow
+from assay.rubric import Rubric
 
 PREVIEW_CHARS = 160
 
@@ -59,23 +60,47 @@ def shown_label(label: str | None, weight: float) -> str:
     return label
 
 
-def run_payload(run: RunReport, items: Sequence[ItemRow]) -> dict[str, Any]:
-    """One run's items as the page's script reads them (keys kept short: 5,000 items)."""
-    options = _option_values(run)
-    return {
-        "name": run.name,
-        "items": [_item(item, options.get(item.id, {})) for item in items],
-    }
+class PayloadWriter:
+    """One run's items, compressed as they arrive: ``add`` each item with its rubric, then
+    ``finish`` gives the base64 text the page decompresses (the JSON ``{"name", "items"}``).
+    Only the compressed bytes are kept, so a run of any size is written in bounded memory.
 
+    >>> writer = PayloadWriter("run-a")
+    >>> decode(writer.finish())
+    {'name': 'run-a', 'items': []}
+    """
 
-def encode(document: Any) -> str:
-    """``document`` as base64 of gzip of JSON, the form the page decompresses."""
-    raw = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+    def __init__(self, name: str, *, max_items: int | None = None):
+        self._compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip format
+        self._chunks: list[bytes] = []
+        self._count = 0
+        self.max_items = max_items
+        self._write('{"name":' + json.dumps(name, ensure_ascii=False) + ',"items":[')
+
+    @property
+    def count(self) -> int:
+        """Items written so far."""
+        return self._count
+
+    def add(self, item: ItemRow, rubric: Rubric) -> None:
+        if self.max_items is not None and self._count >= self.max_items:
+            return
+        record = _item(item, _option_values(rubric))
+        self._write(("," if self._count else "")
+                    + json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        self._count += 1
+
+    def finish(self) -> str:
+        self._write("]}")
+        self._chunks.append(self._compressor.flush())
+        return base64.b64encode(b"".join(self._chunks)).decode("ascii")
+
+    def _write(self, text: str) -> None:
+        self._chunks.append(self._compressor.compress(text.encode("utf-8")))
 
 
 def decode(text: str) -> Any:
-    """The inverse of :func:`encode`."""
+    """A run's data as :meth:`PayloadWriter.finish` wrote it."""
     return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
@@ -134,13 +159,8 @@ def _preview(item: ItemRow) -> str:
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
 
 
-def _option_values(run: RunReport) -> dict[str, dict[str, dict[str, float]]]:
-    """Each item's multi-choice criteria: option label → value (N/A options left out: they are
+def _option_values(rubric: Rubric) -> dict[str, dict[str, float]]:
+    """A rubric's multi-choice criteria: option label → value (N/A options left out: they are
     abstentions)."""
-    out: dict[str, dict[str, dict[str, float]]] = {}
-    for item_id, rubric in run.rubrics.items():
-        per_criterion = {c.id: {o.label: o.value for o in c.options if not o.na and o.value is not None}
-                         for c in rubric.criteria if c.options}
-        if per_criterion:
-            out[item_id] = per_criterion
-    return out
+    return {c.id: {o.label: o.value for o in c.options if not o.na and o.value is not None}
+            for c in rubric.criteria if c.options}
