@@ -109,7 +109,8 @@ def masked_memory(memory: HealthMemory, query: str) -> dict | None:
     is no such part (no entry named, no labs or wearables).
 
     >>> m = HealthMemory.model_validate({"profile": {"age": 52},
-    ...     "labs": [{"name": "LDL-C", "value": 168}, {"name": "HbA1c", "value": 5.4}]})
+    ...     "labs": [{"name": "LDL-C", "value": 168, "unit": "mg/dL"},
+    ...              {"name": "HbA1c", "value": 5.4, "unit": "%"}]})
     >>> [lab["name"] for lab in masked_memory(m, "Is my LDL bad?")["labs"]]
     ['HbA1c']
     >>> masked = masked_memory(m, "How am I doing?")

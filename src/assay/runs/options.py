@@ -24,7 +24,7 @@ every bad field listed at once:
     <input>: --seed: expected a whole number >= 0, got -1
     <input>: --formula: unknown formula 'bogus' (known: autorubric, raw, healthbench, pass-rate, reward)
     >>> sorted(RunOptions.operational_fields())[:3]
-    ['budget_usd', 'cache_path', 'concurrency']
+    ['batch_poll_s', 'batch_retry', 'budget_usd']
 """
 
 from __future__ import annotations
