@@ -25,6 +25,7 @@ from typing import Any
 
 from assay.bank.selection import CriteriaSelection, prompt_key
 from assay.errors import AssayError
+from assay.in_flight import shared
 from assay.jobs import StageCaller, messages_of
 from assay.rubric import Criterion, Provenance, Rubric
 
@@ -120,25 +121,17 @@ class LlmRubricWriter:
             return self._done[pkey]
         if pkey in self._pending:  # the same prompt is being written right now (a GRPO group)
             self.calls_saved += 1
-            return await asyncio.shield(self._pending[pkey])
-        future: asyncio.Future[CriteriaSelection] = asyncio.get_running_loop().create_future()
-        self._pending[pkey] = future
-        try:
-            reply = await self.caller.ask(STAGE, generation_messages(messages), SCHEMA,
-                                          item_id=pkey, template_version=VERSION)
-            criteria = criteria_of(reply, max_criteria=self.max_criteria)
-            if not criteria:
-                raise EmptyRubric(f"prompt {pkey}: the generated rubric has no criterion")
-            selection = CriteriaSelection(pkey, tuple(criteria), {}, threshold=0)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: waiters re-raise it themselves
-            raise
-        finally:
-            self._pending.pop(pkey, None)
-        future.set_result(selection)
+        selection = await shared(self._pending, pkey, lambda: self._write(messages, pkey))
         self._done[pkey] = selection
         return selection
+
+    async def _write(self, messages: Sequence[Mapping[str, Any]], pkey: str) -> CriteriaSelection:
+        reply = await self.caller.ask(STAGE, generation_messages(messages), SCHEMA,
+                                      item_id=pkey, template_version=VERSION)
+        criteria = criteria_of(reply, max_criteria=self.max_criteria)
+        if not criteria:
+            raise EmptyRubric(f"prompt {pkey}: the generated rubric has no criterion")
+        return CriteriaSelection(pkey, tuple(criteria), {}, threshold=0)
 
 
 def generated_rubric(item_id: str, selection: CriteriaSelection, model: str) -> Rubric:

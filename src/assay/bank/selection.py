@@ -37,6 +37,7 @@ from typing import Any, Literal, Protocol, TypeGuard, get_args, runtime_checkabl
 import orjson
 
 from assay.errors import ConfigError, InputError, Issue
+from assay.in_flight import shared
 from assay.item import Item
 from assay.jobs import StageCaller
 from assay.limits import MAX_PROMPT_CHARS, prompt_chars
@@ -159,21 +160,9 @@ class RelevanceSelector:
             self._cache.move_to_end(pkey)
             self.calls_saved += len(self.bank.criteria)
             return cached
-        pending = self._pending.get(pkey)
-        if pending is not None:  # the same prompt is being selected right now (a GRPO group)
+        if pkey in self._pending:  # the same prompt is being selected right now (a GRPO group)
             self.calls_saved += len(self.bank.criteria)
-            return await asyncio.shield(pending)
-        future = asyncio.get_running_loop().create_future()
-        self._pending[pkey] = future
-        try:
-            selection = await self._select(messages, pkey)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: waiters re-raise it themselves
-            raise
-        finally:
-            self._pending.pop(pkey, None)
-        future.set_result(selection)
+        selection = await shared(self._pending, pkey, lambda: self._select(messages, pkey))
         self._cache[pkey] = selection
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
