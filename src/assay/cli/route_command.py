@@ -57,7 +57,8 @@ async def _route(args: dict[str, Any]) -> None:
             batch = await route_items(items, router, job.store, quiet=args["quiet"])
             status = "complete" if batch.complete else "incomplete"
         finally:
-            job.finish(status=status)
+            job.finish(status=status, extra={"in_flight": {judge.id: judge.in_flight}}
+                       if judge is not None else None)
     finally:
         if judge is not None:
             await judge.aclose()

@@ -215,7 +215,7 @@ async def grade_rag_async(
                   if i.id in batch.results]
         write_grades(grades, job.path / "grades.jsonl")
         summary = {"items": len(items), "graded": len(grades), "failed": batch.failed,
-                   "without_baseline": batch.partial}
+                   "without_baseline": batch.partial, "in_flight": {judge.id: judge.in_flight}}
     except BaseException:
         job.close()
         raise
