@@ -26,7 +26,7 @@ out), else 64; :attr:`Limiter.in_flight_source` says which.
 
 Example:
     >>> import asyncio
-    >>> from assay.judges.config import DEFAULT_MAX_IN_FLIGHT, Limits
+    >>> from assay.judges.config import Limits
     >>> limiter = Limiter(Limits(max_in_flight=2, rpm=6000))
     >>> async def one():
     ...     await limiter.acquire(tokens=100)

@@ -6,8 +6,9 @@ retries and re-asks, cost, budget; traced in the job's store, never repeated on 
 :func:`~assay.jobs.run_batch` runs the items concurrently and resumably. A failed stage fails
 only its item, and a failed RAGAS baseline (optional) not even that: the item is kept with that
 baseline's value None and its failure under ``baselines_failed``, the job is incomplete, and
-running it again asks only the failed calls. The results go to ``grades.jsonl`` in the job directory, one line per item:
-the metrics of the last graded turn at the top level, every graded turn under ``turns``.
+running it again asks only the failed calls. The results go to ``grades.jsonl`` in the job
+directory, one line per item: the metrics of the last graded turn at the top level, every
+graded turn under ``turns``.
 
 Example (against the fake judge)::
 
