@@ -50,3 +50,19 @@ def test_generate_without_evidence_is_refused(tmp_path):
     result = runner.invoke(app, ["generate", str(SAMPLE / "queries.txt"), "--model", "vllm:m",
                                  "--out", str(tmp_path / "o.jsonl")])
     assert result.exit_code == 1 and "needs evidence: --kb KB" in result.output
+
+
+def test_generate_with_a_failed_query_exits_incomplete(tmp_path):
+    from assay.testing import Faults
+
+    kb = tmp_path / "kb"
+    runner.invoke(app, ["kb", "build", str(SAMPLE / "docs"), "--out", str(kb), "--chunk-chars", "400"])
+    out = tmp_path / "rubrics.jsonl"
+    # the bee-sting query's routing stays unparsed after both re-asks: that item fails
+    faults = Faults(at={"stung by a bee": ["malformed"] * 3})
+    with FakeJudgeServer.run_in_thread(stages=SAMPLE / "stages.yaml", faults=faults) as server:
+        result = runner.invoke(app, ["generate", str(SAMPLE / "queries.txt"), "--kb", str(kb),
+                                     "--model", f"openai-compatible:fake@{server.base_url}",
+                                     "--out", str(out), "-q"])
+    assert result.exit_code == 4, result.output  # incomplete (docs/run-safety.md), not bad input
+    assert "wrote 2 rubrics" in result.output and "stage 'route': unparseable" in result.output

@@ -126,6 +126,30 @@ async def test_a_refused_routing_falls_back_to_the_query_itself(
     assert record["notes"][0].startswith("route failed, searched with the query itself (refusal")
 
 
+async def test_a_routing_whose_queries_find_nothing_falls_back_to_the_query_itself(
+        serve, sample_kb, sample_stages, tmp_path):
+    server = await serve(stages=sample_stages)
+    server.stages["route"] = {"intent": "Safety", "queries": ["xyzzy plugh"]}
+    result = await run(server, [BEE], sample_kb, tmp_path)
+    [record] = result.records.values()
+    assert result.status == "complete"
+    assert record["search_queries"] == ["xyzzy plugh", record["query"]]
+    assert record["notes"][0] == ("the route's search queries found nothing ('xyzzy plugh'), "
+                                  "searched with the query itself")
+    assert record["evidence"]
+
+
+async def test_evidence_found_by_neither_the_route_nor_the_query_fails_naming_both(
+        serve, sample_kb, sample_stages, tmp_path):
+    server = await serve(stages=sample_stages)
+    server.stages["route"] = {"intent": "General", "queries": ["xyzzy plugh", "frobnicate"]}
+    result = await run(server, "Qwghlm zorkmid?", sample_kb, tmp_path)
+    assert result.status == "incomplete" and not result.records
+    [(key, reason)] = result.failed.items()
+    assert reason == (f"item {key!r}: no evidence found for the search queries 'xyzzy plugh'; "
+                      "'frobnicate'; 'Qwghlm zorkmid?'")
+
+
 async def test_a_routing_that_stays_unparsed_fails_its_item_instead_of_falling_back(
         serve, sample_kb, sample_stages, tmp_path):
     """Issue 27, point 12: a fault is not the model's answer. A clean run would have routed, so

@@ -162,3 +162,16 @@ def test_the_html_view_shows_table_3_the_diagnoses_and_every_conversation_escape
     diagnoses = {d for row in map(json.loads, (tmp_path / "job" / "grades.jsonl").read_text()
                                   .splitlines()) for d in row["diagnosis"]}
     assert diagnoses and all(d in html for d in diagnoses)
+
+
+def test_a_job_against_llama_cpp_follows_its_slots_and_its_manifest_says_so(tmp_path):
+    from assay.testing.server_props import llama_cpp
+
+    with FakeJudgeServer.run_in_thread(stages=SAMPLE / "stages.json", latency=0.01,
+                                       server=llama_cpp(slots=2)) as server:
+        invoke("rag", "grade", SAMPLE / "items.jsonl", "--judge",
+               f"llamacpp:fake@{server.base_url}", "--out", tmp_path / "job", "-q")
+    manifest = json.loads((tmp_path / "job" / "manifest.json").read_text())
+    assert server.peak_in_flight == 2
+    assert list(manifest["in_flight"].values()) == [
+        {"max_in_flight": 2, "source": "the server's parallel slots (/props total_slots)"}]

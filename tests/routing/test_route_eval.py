@@ -97,3 +97,17 @@ def test_route_run_says_how_many_leaves_missing_health_data_excluded(tmp_path):
     pairs = sum(len(r["excluded"]) for r in routings)
     assert f"leaves excluded for missing health data: {pairs} (item, leaf) pairs; " \
         "lab:glucose 8" in " ".join(out.output.split())
+
+
+def test_route_run_with_failed_routings_exits_incomplete_naming_them(tmp_path):
+    from assay.testing import Faults
+
+    with FakeJudgeServer.run_in_thread(stages=EXAMPLES / "fake-stages.yaml",
+                                       faults=Faults(malformed=1.0)) as server:
+        out = CliRunner().invoke(app, [
+            "route", "run", str(EXAMPLES / "pha-items.jsonl"), "--taxonomy", "starter",
+            "--router", "tree", "--judge", f"openai-compatible:fake@{server.base_url}",
+            "--job-dir", str(tmp_path / "job"), "--out", str(tmp_path / "r.jsonl"), "--quiet"])
+    assert out.exit_code == 4, out.output  # incomplete (docs/run-safety.md), not bad input
+    assert "error item 'statin': stage 'route_tree'" in out.output
+    assert json.loads((tmp_path / "job" / "manifest.json").read_text())["status"] == "incomplete"

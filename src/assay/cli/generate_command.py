@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from assay.cli.output import exit_for_failed_items, fail, stdout
+from assay.cli.output import EXIT_INCOMPLETE, exit_for_failed_items, fail, stdout
 from assay.errors import AssayError, ConfigError
 
 
@@ -68,4 +68,4 @@ def _finish(result, args: dict[str, Any]) -> None:
     console.print(f"wrote {result.written} rubrics to {args['out']}"
                   + (f"  (job: {result.job_dir}; run the same command to resume)"
                      if result.job_dir else ""), highlight=False)
-    exit_for_failed_items(result.failed, result.status, incomplete_exit=1)
+    exit_for_failed_items(result.failed, result.status, incomplete_exit=EXIT_INCOMPLETE)

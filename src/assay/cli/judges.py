@@ -156,7 +156,9 @@ def judges_check(
     specs: list[str] = typer.Argument(..., help="Judge specs or names from assay.toml."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (default assay.toml)."),
 ) -> None:
-    """Check that each judge is configured (known provider, key present) and reachable."""
+    """Check that each judge is configured (known provider, key present) and reachable, and
+    say what its server tells of itself: context size and parallel slots (llama.cpp's /props,
+    vLLM's max_model_len), the requests in flight and the attempt timeout it will get."""
     import asyncio
 
     from assay.errors import AssayError
@@ -170,7 +172,14 @@ def judges_check(
                 judge = make_judge(spec, config_file=config)
                 async with judge:
                     await judge.check()
+                    server = await judge.discover_server()
                 typer.echo(redact(f"ok    {judge.id}  {judge.config.base_url}"))
+                if server is not None:
+                    typer.echo(f"      server: {server.describe()}")
+                in_flight = judge.in_flight
+                typer.echo(f"      {in_flight['max_in_flight']} requests in flight "
+                           f"({in_flight['source']}); attempts wait up to "
+                           f"{judge.timeouts.ceiling:g} s")
             except AssayError as exc:
                 failed += 1
                 typer.echo(f"FAIL  {spec}: {exc}")

@@ -60,7 +60,8 @@ def fail(error: Exception, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-EXIT_BUDGET = 3
+EXIT_BUDGET = 3  # exit codes: docs/run-safety.md
+EXIT_INCOMPLETE = 4
 
 
 def exit_for_failed_items(failed: dict[str, str], status: str, *, incomplete_exit: int,

@@ -97,11 +97,17 @@ def rag_grade(
                                f"do not name: " + "; ".join(repr(s) for s in turn.cf_unmatched))
 
     run = report(compute, show)
-    typer.echo(f"{len(run.grades)} graded, {len(run.failed)} failed -> {run.grades_path}")
+    lacking = f" ({len(run.partial)} without a RAGAS baseline)" if run.partial else ""
+    typer.echo(f"{len(run.grades)} graded{lacking}, {len(run.failed)} failed -> "
+               f"{run.grades_path}")
     for item_id, reason in run.failed.items():
         typer.echo(f"  failed {item_id}: {reason}", err=True)
-    if run.failed:
-        raise typer.Exit(1)
+    for item_id, reason in run.partial.items():
+        typer.echo(f"  baseline failed {item_id}: {reason}", err=True)
+    if run.failed or run.partial:  # run the same command again to retry exactly those calls
+        from assay.cli.output import EXIT_INCOMPLETE
+
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @rag_app.command("train")

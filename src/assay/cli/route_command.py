@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from assay.cli.output import fail, stdout
+from assay.cli.output import EXIT_INCOMPLETE, exit_for_failed_items, fail, stdout
 from assay.errors import AssayError, InputError, Issue
 
 
@@ -57,7 +57,8 @@ async def _route(args: dict[str, Any]) -> None:
             batch = await route_items(items, router, job.store, quiet=args["quiet"])
             status = "complete" if batch.complete else "incomplete"
         finally:
-            job.finish(status=status)
+            job.finish(status=status, extra={"in_flight": {judge.id: judge.in_flight}}
+                       if judge is not None else None)
     finally:
         if judge is not None:
             await judge.aclose()
@@ -74,8 +75,7 @@ async def _route(args: dict[str, Any]) -> None:
     excluded = excluded_for_missing_data(batch)
     if excluded:
         stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
-    if batch.failed:
-        raise InputError([Issue(None, None, f"item[{k}]", v) for k, v in batch.failed.items()])
+    exit_for_failed_items(batch.failed, "incomplete", incomplete_exit=EXIT_INCOMPLETE)
 
 
 def read_routings(path: Path) -> dict[str, set[str]]:

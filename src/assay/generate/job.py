@@ -208,7 +208,8 @@ async def agenerate(
     if out is not None:
         result.written = write_rubrics(items, result.rubrics, out)
     _write_records(job.path / "records.jsonl", result.records)
-    job.finish(status=status, extra={"failed": result.failed, "out": str(out) if out else None})
+    job.finish(status=status, extra={"failed": result.failed, "out": str(out) if out else None,
+                                     "in_flight": {j.id: j.in_flight for j in judges}})
     result.wall_s = time.perf_counter() - started
     return result
 

@@ -3,8 +3,9 @@
 =======================  ===================================================================
 stage (= schema name)    what it does
 =======================  ===================================================================
-``route``                intent and 3–5 search queries (Table 9); if the model refuses, the
-                         raw query (any other failure fails the item, retried on resume)
+``route``                intent and 3–5 search queries (Table 9); if the model refuses, or
+                         its queries find nothing, the raw query (any other failure fails the
+                         item, retried on resume)
 (retrieval, no model)    each search query against the knowledge base (and the web, if on),
                          candidates fused by reciprocal rank
 ``rerank``               the model picks the top 5 candidates (when there are more than 5)
@@ -136,8 +137,15 @@ class Generator:
         search_queries = list(dict.fromkeys(q for q in route["queries"] if str(q).strip()))[:5] \
             or [query.text]
         candidates = await self._candidates(search_queries, notes)
+        if not candidates and query.text not in search_queries:  # [R]'s fallback again
+            notes.append("the route's search queries found nothing ("
+                         + "; ".join(map(repr, search_queries))
+                         + "), searched with the query itself")
+            search_queries.append(query.text)
+            candidates = await self._candidates([query.text], notes)
         if not candidates:
-            raise AssayError(f"item {query.id!r}: no evidence found for any search query")
+            raise AssayError(f"item {query.id!r}: no evidence found for the search queries "
+                             + "; ".join(map(repr, search_queries)))
         chosen = await self._rerank(query, candidates)
         block = await self._ask("synthesize_evidence", query, query=query.text,
                                 raw_text=retrieval.raw_text(chosen),

@@ -20,7 +20,7 @@ Example::
     job.finish(status="complete" if result.complete else "incomplete")
 """
 
-from assay.jobs.batch import BatchResult, run_batch
+from assay.jobs.batch import BatchResult, PartialResult, run_batch
 from assay.jobs.caller import StageCaller, StageError, messages_of, stable_json
 from assay.jobs.jobdir import JobDir
 from assay.jobs.store import CallStore, CallTotals, StageCall
@@ -30,6 +30,7 @@ __all__ = [
     "CallStore",
     "CallTotals",
     "JobDir",
+    "PartialResult",
     "StageCall",
     "StageCaller",
     "StageError",

@@ -23,8 +23,8 @@ spec                                   default base URL                         
 ``@URL`` overrides the base URL of any provider (``vllm:Qwen/Qwen3-8B@http://gpu:8000/v1``).
 A bare ``NAME`` refers to a ``[judges.NAME]`` table in ``assay.toml`` (see
 :func:`load_judge_configs`), which can also set ``api_key_env``, temperature, max_tokens, seed,
-reasoning_effort, thinking_budget, timeout_s, max_reasks (re-asks of a reply that does not
-parse, 2 by default), headers, extra_body, limits, retry and price.
+reasoning_effort, thinking_budget, timeout_s, timeout_ceiling_s, max_reasks (re-asks of a reply
+that does not parse, 2 by default), headers, extra_body, limits, retry and price.
 Keys come only from environment variables or the config file; endpoints on loopback need none.
 An unknown provider or a missing key raises :class:`assay.errors.ConfigError` in
 :func:`make_judge`; an unreachable endpoint in ``await judge.check()``.

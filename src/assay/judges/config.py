@@ -29,6 +29,9 @@ StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt",
 
 MAX_REASKS = 10  # the most re-asks a judge may be set to make for one call
 
+DEFAULT_MAX_IN_FLIGHT = 64  # a local preset's judge follows the server's slots instead, if
+# it says (assay.judges.server_info); any other value is the user's and is kept
+
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0"})
 
 
@@ -36,12 +39,13 @@ class Limits(BaseModel):
     """Per-endpoint limits: requests in flight, requests per minute, tokens per minute.
 
     ``slow_down`` halves the allowed in-flight requests after repeated 429s and restores them
-    gradually as calls succeed.
+    gradually as calls succeed. ``max_in_flight`` left at its default (64) follows a local
+    server's parallel slots where the server says them (llama.cpp's ``/props``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_in_flight: int = Field(64, ge=1)
+    max_in_flight: int = Field(DEFAULT_MAX_IN_FLIGHT, ge=1)
     rpm: float | None = Field(None, gt=0)
     tpm: float | None = Field(None, gt=0)
     slow_down: bool = True
@@ -96,7 +100,10 @@ class JudgeConfig(BaseModel):
     seed: int | None = None
     reasoning_effort: str | None = None
     thinking_budget: int | None = Field(None, ge=1)
-    timeout_s: float | None = Field(None, gt=0)  # None: fitted (assay.judges.timeouts), <= 60 s
+    timeout_s: float | None = Field(None, gt=0)  # None: fitted (assay.judges.timeouts) ...
+    # ... up to this ceiling, which is also the first attempts' timeout. None: the preset's
+    # (assay.judges.local_servers.timeout_ceiling: 60 s, 600 s for a local server)
+    timeout_ceiling_s: float | None = Field(None, gt=0)
     headers: dict[str, str] = Field(default_factory=dict)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     structured: StructuredMode = "auto"

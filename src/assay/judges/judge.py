@@ -31,11 +31,12 @@ from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.config import JudgeConfig
 from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
-from assay.judges.local_servers import SERVER_MODES, mode_chain
+from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
 from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
 from assay.judges.secrets import redact, redact_data
+from assay.judges.server_info import ServerInfo, discover
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
 from assay.judges.simple_evals import simple_evals_reply
 from assay.judges.structured import parse_reply, reask_messages
@@ -95,7 +96,9 @@ class Judge:
         self.total_cost_usd = 0.0
         self.calls = 0
         self._deferred_check: asyncio.Future[Failure | None] | bool = False
-        self.timeouts = AttemptTimeouts(config.timeout_s)  # fitted to the endpoint if unset
+        self.timeouts = AttemptTimeouts(  # fitted to the endpoint if unset
+            config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s))
+        self.server: ServerInfo | None = None  # what the server said of itself, once asked
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -130,13 +133,42 @@ class Judge:
     def cache_key(self, request: JudgeRequest) -> str:
         return request_cache_key(self.config, request, self._params)
 
+    @property
+    def in_flight(self) -> dict[str, Any]:
+        """The requests in flight allowed now and why (what run manifests record).
+
+        >>> from assay.judges import make_judge
+        >>> make_judge("llamacpp:gemma").in_flight
+        {'max_in_flight': 64, 'source': 'the default'}
+        """
+        return {"max_in_flight": self.limiter.max_in_flight,
+                "source": self.limiter.in_flight_source}
+
     async def check(self, timeout_s: float = 5.0) -> None:
         """Preflight: one real request to the endpoint's completion path, outside the cache
         and the budget. Raise :class:`ConfigError` if it cannot be reached, refuses the key,
         or answers that the path or model does not exist (a wrong base URL fails here, before
         any run is created). A rate limit or a server error is transient: the run goes on and
         retries as usual. ``timeout_s`` is a floor; the judge's own ``timeout_s`` applies if
-        longer."""
+        longer. A local preset's judge then asks the server about itself
+        (:meth:`discover_server`)."""
+        await self._preflight(timeout_s)
+        if self.config.provider in LOCAL_PRESETS:
+            await self.discover_server()
+
+    async def discover_server(self) -> ServerInfo | None:
+        """What the server says of itself (:mod:`assay.judges.server_info`: context size,
+        parallel slots), asked once; the slots become the requests in flight unless the user
+        chose a number (``limits.max_in_flight``, ``--concurrency``)."""
+        if self.server is None and self.config.wire == "openai":
+            server = self.server = await discover(self._transport, self.model)
+            if server is not None and server.slots is not None and self.limiter.follow_server(
+                    server.slots, f"{server.source} total_slots"):
+                log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
+                         self.limiter.in_flight_source)
+        return self.server
+
+    async def _preflight(self, timeout_s: float) -> None:
         body = self._wire.build_body(self.config, PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA,
                                      "preflight", self._modes[0])
         where = redact(self._transport.url(self._wire.path))

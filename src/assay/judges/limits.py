@@ -19,6 +19,11 @@ the width alone):
 * **additive increase**: the width grows back by one per window of ``width`` successes, up to
   ``max_in_flight``, so it recovers once the storm has passed.
 
+``max_in_flight`` is the user's (``limits.max_in_flight`` other than the default,
+``--concurrency``), else the parallel slots of a server that says them (llama.cpp queues
+requests beyond its slots and never answers 429: more in flight only wait there, and time
+out), else 64; :attr:`Limiter.in_flight_source` says which.
+
 Example:
     >>> import asyncio
     >>> from assay.judges.config import Limits
@@ -37,7 +42,7 @@ import asyncio
 import time
 from collections import deque
 
-from assay.judges.config import Limits
+from assay.judges.config import DEFAULT_MAX_IN_FLIGHT, Limits
 
 STORM_WINDOW = 32  # a storm: 429s are at least half of the last (up to) this many answers ...
 STORM_MIN_ANSWERS = 8  # ... of at least this many answers since the last narrowing
@@ -83,6 +88,9 @@ class Limiter:
         self.limits = limits
         self.max_in_flight = self.width = limits.max_in_flight
         self.min_width = max(1, limits.max_in_flight // MIN_WIDTH_DIVISOR)
+        chosen = limits.max_in_flight != DEFAULT_MAX_IN_FLIGHT
+        self._chosen = chosen  # by the user: a server's slots do not change it
+        self.in_flight_source = "limits.max_in_flight" if chosen else "the default"
         self.in_flight = 0
         self.rpm = TokenBucket(limits.rpm) if limits.rpm else None
         self.tpm = TokenBucket(limits.tpm) if limits.tpm else None
@@ -94,10 +102,33 @@ class Limiter:
         self._waiters: deque[asyncio.Future[None]] = deque()  # first attempts, in turn
         self._retries: deque[asyncio.Future[None]] = deque()  # retries: admitted first
 
-    def set_max_in_flight(self, n: int) -> None:
-        """Allow ``n`` requests in flight (e.g. ``assay grade --concurrency N``)."""
+    def set_max_in_flight(self, n: int, source: str = "--concurrency") -> None:
+        """Allow ``n`` requests in flight, as the user chose (``source``, e.g. ``assay grade
+        --concurrency N``): a server's slots do not change it afterwards."""
+        self._chosen = True
+        self._resize(n, source)
+
+    def follow_server(self, slots: int, source: str) -> bool:
+        """Allow as many requests in flight as the server decodes at once (``slots``, said by
+        ``source``), unless the user chose a number; True if it did.
+
+        >>> limiter = Limiter(Limits())
+        >>> limiter.follow_server(4, "/props total_slots"), limiter.max_in_flight
+        (True, 4)
+        >>> limiter.set_max_in_flight(8); limiter.follow_server(2, "/props total_slots")
+        False
+        >>> limiter.max_in_flight, limiter.in_flight_source
+        (8, '--concurrency')
+        """
+        if self._chosen:
+            return False
+        self._resize(slots, f"the server's parallel slots ({source})")
+        return True
+
+    def _resize(self, n: int, source: str) -> None:
         self.max_in_flight = self.width = max(1, int(n))
         self.min_width = max(1, self.max_in_flight // MIN_WIDTH_DIVISOR)
+        self.in_flight_source = source
         self._wake()
 
     async def acquire(self, tokens: float = 0.0, *, retry: bool = False) -> int:

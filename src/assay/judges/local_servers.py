@@ -19,6 +19,13 @@ Ollama          ``json_schema``         ``"response_format": {"type": "json_sche
 A server that rejects the option (HTTP 400 naming it) is asked again in JSON mode, then with
 the schema in the prompt, as for ``auto``.
 
+The local presets (:data:`LOCAL_PRESETS`) also wait longer for a reply: a small model on a CPU
+takes 20-60 s for an answer that a hosted one gives in 2, so until the attempt timeout has
+replies to fit on (:mod:`assay.judges.timeouts`) an attempt waits up to
+:data:`LOCAL_TIMEOUT_CEILING_S` instead of 60 s (``timeout_ceiling_s`` in a judge table sets
+it for any judge). And where the server says how many requests it decodes at once (llama.cpp's
+``/props``: :mod:`assay.judges.server_info`), that is the judge's default requests in flight.
+
 Example:
     >>> server_schema_fields("structured_outputs", {"type": "object"})
     {'structured_outputs': {'json': {'type': 'object'}}}
@@ -26,13 +33,20 @@ Example:
     ('guided_json', 'json_mode', 'prompt')
     >>> NATIVE["llamacpp"]
     'json_object_schema'
+    >>> timeout_ceiling("ollama", None), timeout_ceiling("openai", None)
+    (600.0, 60.0)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from assay.judges.timeouts import DEFAULT_TIMEOUT_S
+
 SERVER_MODES = ("structured_outputs", "guided_json", "json_object_schema")
+
+LOCAL_PRESETS = frozenset({"vllm", "llamacpp", "llama.cpp", "ollama", "lmstudio"})
+LOCAL_TIMEOUT_CEILING_S = 600.0  # the first attempts' timeout on a local preset
 
 # The preset's own option for ``structured = "native"`` (by provider name of the spec).
 NATIVE: dict[str, str] = {
@@ -64,3 +78,11 @@ def resolve_native(provider: str, structured: str) -> str:
     if structured != "native":
         return structured
     return NATIVE.get(provider, "json_schema")
+
+
+def timeout_ceiling(provider: str, configured: float | None) -> float:
+    """The longest an attempt waits (when no fixed ``timeout_s`` is set): the judge's
+    ``timeout_ceiling_s``, else :data:`LOCAL_TIMEOUT_CEILING_S` for a local preset, else 60 s."""
+    if configured is not None:
+        return configured
+    return LOCAL_TIMEOUT_CEILING_S if provider in LOCAL_PRESETS else DEFAULT_TIMEOUT_S

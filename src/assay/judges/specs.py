@@ -120,7 +120,7 @@ def load_judge_configs(path: str | Path = DEFAULT_CONFIG_FILE) -> dict[str, Judg
 
     Each table needs ``spec`` and may set any :class:`JudgeConfig` field (``base_url``,
     ``api_key_env``, ``temperature``, ``max_tokens``, ``seed``, ``reasoning_effort``,
-    ``thinking_budget``, ``timeout_s``, ``max_reasks``, ``headers``, ``extra_body``,
+    ``thinking_budget``, ``timeout_s``, ``timeout_ceiling_s``, ``max_reasks``, ``headers``, ``extra_body``,
     ``[judges.NAME.limits]``, ``[judges.NAME.retry]``, ``[judges.NAME.price]``)::
 
         [judges.local]

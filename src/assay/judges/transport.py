@@ -149,6 +149,12 @@ class Transport:
     async def get(self, path: str, timeout_s: float = 5.0) -> HttpResult | Failure:
         return await self._request("GET", path, None, timeout_s)
 
+    def sibling(self, base_url: str) -> Transport:
+        """A transport to another base URL of the same server with the same headers (the
+        key included), e.g. the server's root for llama.cpp's ``/props``; close it after use."""
+        return Transport(base_url, self._headers, self._timeout_s,
+                         secret_headers=self._secret_headers, max_connections=1)
+
     async def aclose(self) -> None:
         session, self._session = self._session, None
         # a pool opened on another (now closed) event loop went with it: nothing to close

@@ -4,8 +4,11 @@ as a resumable job on :mod:`assay.jobs`.
 Every model call is a stage of a :class:`~assay.jobs.StageCaller` (judges layer: cache, limits,
 retries and re-asks, cost, budget; traced in the job's store, never repeated on resume);
 :func:`~assay.jobs.run_batch` runs the items concurrently and resumably. A failed stage fails
-only its item. The results go to ``grades.jsonl`` in the job directory, one line per item:
-the metrics of the last graded turn at the top level, every graded turn under ``turns``.
+only its item, and a failed RAGAS baseline (optional) not even that: the item is kept with that
+baseline's value None and its failure under ``baselines_failed``, the job is incomplete, and
+running it again asks only the failed calls. The results go to ``grades.jsonl`` in the job
+directory, one line per item: the metrics of the last graded turn at the top level, every
+graded turn under ``turns``.
 
 Example (against the fake judge)::
 
@@ -17,14 +20,15 @@ Example (against the fake judge)::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InputError, Issue
+from assay.jobs import PartialResult, StageError
 from assay.rag.diagnosis import CF_HIGH, diagnose
 from assay.rag.faithfulness import EmptyPolicy, FaithfulnessResult, conversational_faithfulness
 from assay.rag.items import RagItem, TurnSelection
@@ -42,6 +46,8 @@ from assay.rag.relevance_refusal import (
     refusal,
     refusal_correct,
 )
+
+T = TypeVar("T")
 
 
 class RagOptions(BaseModel):
@@ -71,6 +77,8 @@ class TurnMetrics(BaseModel):
     ragas_faithfulness: float | None = None
     ragas_faithfulness_reason: str | None = None
     ragas_context_relevance: float | None = None
+    baselines_failed: dict[str, str] = Field(default_factory=dict)
+    """The RAGAS baselines whose calls failed (their values are None), with why."""
     diagnosis: list[str]
 
 
@@ -110,12 +118,16 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
         refusal(caller, exchange, item_id=key, templates=options.templates),
     ]
     if options.baselines:
-        jobs += [ragas_faithfulness(caller, exchange, item_id=key),
-                 ragas_context_relevance(caller, exchange, item_id=key)]
+        jobs += [_optional(ragas_faithfulness(caller, exchange, item_id=key)),
+                 _optional(ragas_context_relevance(caller, exchange, item_id=key))]
     done = await asyncio.gather(*jobs)
     cf, cr, ra = done[0], done[1], done[2]
-    rf: RagasFaithfulness | None = done[3] if options.baselines else None
-    rcr: RagasContextRelevance | None = done[4] if options.baselines else None
+    baselines = dict(zip(("ragas_faithfulness", "ragas_context_relevance"), done[3:]))
+    failed = {name: str(b) for name, b in baselines.items() if isinstance(b, StageError)}
+    rf = baselines.get("ragas_faithfulness")
+    rf = rf if isinstance(rf, RagasFaithfulness) else None
+    rcr = baselines.get("ragas_context_relevance")
+    rcr = rcr if isinstance(rcr, RagasContextRelevance) else None
     expected = item.turn_refusal_expected(turn)
     scope = item.turn_scope(turn)
     return TurnGrade(
@@ -125,6 +137,7 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
         ragas_faithfulness=rf.value if rf else None,
         ragas_faithfulness_reason=rf.reason if rf else None,
         ragas_context_relevance=rcr.value if rcr else None,
+        baselines_failed=failed,
         # With no informative sentence, CF's value comes from the empty policy, not from the
         # answer: it says nothing about faithfulness, so the diagnosis does not read it.
         diagnosis=diagnose(in_scope=scope == "in_scope",
@@ -137,6 +150,14 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
     )
 
 
+async def _optional(call: Awaitable[T]) -> T | StageError:
+    """An optional stage's result, or its failure as a value (it fails nothing else)."""
+    try:
+        return await call
+    except StageError as exc:
+        return exc
+
+
 async def grade_item(caller: Any, item: RagItem, options: RagOptions) -> RagGrade:
     """All graded turns of one item (turn by turn, so traces read in conversation order)."""
     turns = [await grade_turn(caller, item, t, options) for t in item.graded_turns(options.turns)]
@@ -147,6 +168,15 @@ async def grade_item(caller: Any, item: RagItem, options: RagOptions) -> RagGrad
                     **last.model_dump(include=set(TurnMetrics.model_fields)))
 
 
+async def _graded(caller: Any, item: RagItem, options: RagOptions) -> dict[str, Any]:
+    """One item's grade as a batch result; a :class:`PartialResult` when a baseline failed."""
+    grade = await grade_item(caller, item, options)
+    failed = [reason for turn in grade.turns for reason in turn.baselines_failed.values()]
+    if failed:
+        raise PartialResult(grade.model_dump(mode="json"), "; ".join(failed))
+    return grade.model_dump(mode="json")
+
+
 @dataclass
 class RagRun:
     """A finished (or partly finished) grading job."""
@@ -154,6 +184,8 @@ class RagRun:
     path: Path
     grades: list[RagGrade]
     failed: dict[str, str] = field(default_factory=dict)
+    partial: dict[str, str] = field(default_factory=dict)
+    """Graded items lacking a RAGAS baseline (kept in ``grades``), with why."""
     manifest: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -176,19 +208,21 @@ async def grade_rag_async(
         caller = StageCaller(judge, job.store)
 
         async def worker(item: RagItem) -> dict[str, Any]:
-            return (await grade_item(caller, item, options)).model_dump(mode="json")
+            return await _graded(caller, item, options)
 
         batch = await run_batch(items, worker, store=job.store, item_id=lambda i: i.id,
                                 label="rag", quiet=quiet)
         grades = [RagGrade.model_validate(batch.results[i.id]) for i in items
                   if i.id in batch.results]
         write_grades(grades, job.path / "grades.jsonl")
-        summary = {"items": len(items), "graded": len(grades), "failed": batch.failed}
+        summary = {"items": len(items), "graded": len(grades), "failed": batch.failed,
+                   "without_baseline": batch.partial, "in_flight": {judge.id: judge.in_flight}}
     except BaseException:
         job.close()
         raise
     manifest = job.finish(status="complete" if batch.complete else "incomplete", extra=summary)
-    return RagRun(path=Path(job_dir), grades=grades, failed=batch.failed, manifest=manifest)
+    return RagRun(path=Path(job_dir), grades=grades, failed=batch.failed, partial=batch.partial,
+                  manifest=manifest)
 
 
 def grade_rag(

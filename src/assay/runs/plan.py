@@ -85,13 +85,15 @@ def with_later_defaults(stored: dict[str, Any]) -> dict[str, Any]:
     their defaults (what such a run used), so that resuming it is not refused as changed.
 
     >>> old = {"judges": [{"id": "j", "settings": {"spec": "s", "reask": True}}]}
-    >>> with_later_defaults(old)["judges"][0]["settings"]["max_reasks"]
-    2
+    >>> settings = with_later_defaults(old)["judges"][0]["settings"]
+    >>> settings["max_reasks"], settings["timeout_ceiling_s"]
+    (2, None)
     """
     from assay.judges.config import JudgeConfig
 
     defaults = {name: field.default for name, field in JudgeConfig.model_fields.items()
-                if isinstance(field.default, (bool, int, float, str))}
+                if name != "api_key"  # never stored
+                and (field.default is None or isinstance(field.default, (bool, int, float, str)))}
     judges = stored.get("judges")
     if not isinstance(judges, list):
         return stored

@@ -285,6 +285,7 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         sessions.append({"started_at": time.time() - (time.perf_counter() - started),
                          "wall_s": time.perf_counter() - started, "ended_at": time.time(),
                          "calls_made": outcome.calls_made, "status": status,
+                         "in_flight": {judge.id: judge.in_flight for judge in judges},
                          "items_in_input": items_in_input,
                          "skipped_input": skipped_records(skipped),
                          "skipped_examples": [str(i) for i in skipped[:SKIPPED_SHOWN]]})

@@ -35,6 +35,7 @@ from assay.testing.policies import Policy, as_policy
 from assay.testing.prompt_cache import PromptCache
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
+from assay.testing.server_props import ServerProfile
 from assay.testing.stages import StageRequest, StageScript, as_stage_script
 
 _SENSITIVE = ("authorization", "x-api-key", "api-key", "cookie")
@@ -79,6 +80,9 @@ class FakeJudgeServer:
         prompt_cache: bill prompt caching as the providers do (OpenAI: prefixes seen before,
             automatically; Anthropic: the prefix marked ``cache_control``), from prompts of at
             least ``prompt_cache_min_tokens`` tokens (:mod:`assay.testing.prompt_cache`).
+        server: what it says about itself (:mod:`assay.testing.server_props`): llama.cpp's
+            ``/props`` (context size, parallel slots) or vLLM's ``max_model_len``; by default
+            neither, as a hosted API.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -107,6 +111,7 @@ class FakeJudgeServer:
         batches: BatchScript | None = None,
         prompt_cache: bool = False,
         prompt_cache_min_tokens: int = 1024,
+        server: ServerProfile | None = None,
     ):
         self.policy: Policy = as_policy(policy)
         self.models = as_model_scripts(models)
@@ -133,6 +138,7 @@ class FakeJudgeServer:
         self._count = 0
         self.batches = FakeBatches(batches or BatchScript(), lambda: self.base_url)
         self.prompt_cache = PromptCache(prompt_cache_min_tokens) if prompt_cache else None
+        self.profile = server or ServerProfile()
 
     @property
     def base_url(self) -> str:
@@ -153,6 +159,7 @@ class FakeJudgeServer:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/props", self._props)
         self.batches.routes(app)
         self._closing = asyncio.Event()
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
@@ -241,7 +248,12 @@ class FakeJudgeServer:
             self.in_flight -= 1
 
     async def _models(self, request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+        return web.json_response({"object": "list", "data": [self.profile.model_entry("fake")]})
+
+    async def _props(self, request: web.Request) -> web.Response:
+        if self.profile.props is None:
+            return _error(404, "File Not Found")
+        return web.json_response(self.profile.props)
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
