@@ -105,13 +105,6 @@ def test_a_reask_quotes_at_most_a_bounded_part_of_a_long_parse_error():
     assert len(quoted) == QUOTED_ERROR_CHARS and quoted.endswith("…")
 
 
-async def test_a_truncated_reply_is_unparseable(serve):
-    server = await serve(faults=Faults(truncated=1.0))
-    async with judge_for(server, reask=False) as judge:
-        reply = await judge.ask(request())
-    assert reply.failure.kind is FailureKind.UNPARSEABLE and reply.attempts == 1
-
-
 async def test_valid_json_of_the_wrong_shape_is_a_schema_mismatch(serve):
     server = await serve(faults=Faults(schema_mismatch=1.0))
     async with judge_for(server) as judge:
