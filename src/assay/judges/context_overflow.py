@@ -25,20 +25,30 @@ import orjson
 # (pattern, which count it holds), each matched on the error text, lowercased
 _COUNTS = (
     # llama.cpp: "request (2300 tokens) exceeds the available context size (2048 tokens)"
-    (re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)"),
-     ("request", "context")),
+    (
+        re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)"),
+        ("request", "context"),
+    ),
     # vLLM and OpenAI: "This model's maximum context length is 2048 tokens. However, you
     # requested 2300 tokens (...)" / "... your messages resulted in 130000 tokens" /
     # "... your request has 1500 input tokens"
     (re.compile(r"maximum context length is (\d+) tokens"), ("context",)),
-    (re.compile(r"(?:you requested|resulted in|your request has) (\d+)(?: input)? tokens"),
-     ("request",)),
+    (
+        re.compile(r"(?:you requested|resulted in|your request has) (\d+)(?: input)? tokens"),
+        ("request",),
+    ),
     # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
     (re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum"), ("request", "context")),
 )
 # words that only a context overflow uses (also when the server gives no counts)
-_MARKERS = ("context_length_exceeded", "exceed_context_size", "exceeds the available context",
-            "maximum context length", "prompt is too long", "context window")
+_MARKERS = (
+    "context_length_exceeded",
+    "exceed_context_size",
+    "exceeds the available context",
+    "maximum context length",
+    "prompt is too long",
+    "context window",
+)
 # llama.cpp's newer error body carries the counts as fields
 _FIELDS = {"n_prompt_tokens": "request", "n_ctx": "context"}
 
@@ -52,13 +62,21 @@ class ContextOverflow:
 
     def message(self, stage: str) -> str:
         """What happened to the call of ``stage`` and what to do about it."""
-        counts = (f"the request ({self.request_tokens:,} tokens) does not fit"
-                  if self.request_tokens is not None else "the request does not fit")
-        window = (f" the model's context ({self.context_tokens:,} tokens)"
-                  if self.context_tokens is not None else " the model's context")
-        return (f"{stage}: {counts}{window}; not retried. Serve the model with a larger "
-                "context (llama-server -c, vLLM --max-model-len) or send shorter prompts "
-                "(assay generate --evidence-tokens, assay rag grade --context-tokens)")
+        counts = (
+            f"the request ({self.request_tokens:,} tokens) does not fit"
+            if self.request_tokens is not None
+            else "the request does not fit"
+        )
+        window = (
+            f" the model's context ({self.context_tokens:,} tokens)"
+            if self.context_tokens is not None
+            else " the model's context"
+        )
+        return (
+            f"{stage}: {counts}{window}; not retried. Serve the model with a larger "
+            "context (llama-server -c, vLLM --max-model-len) or send shorter prompts "
+            "(assay generate --evidence-tokens, assay rag grade --context-tokens)"
+        )
 
 
 def context_overflow(status: int, body: bytes) -> ContextOverflow | None:
@@ -72,8 +90,9 @@ def context_overflow(status: int, body: bytes) -> ContextOverflow | None:
         if match is not None:
             for name, value in zip(names, match.groups()):
                 counts.setdefault(name, int(value))
-    counts.update({name: value for name, value in _error_fields(body).items()
-                   if name not in counts})
+    counts.update(
+        {name: value for name, value in _error_fields(body).items() if name not in counts}
+    )
     if not counts and not any(marker in text for marker in _MARKERS):
         return None
     return ContextOverflow(counts.get("request"), counts.get("context"))
@@ -88,5 +107,8 @@ def _error_fields(body: bytes) -> dict[str, int]:
     error = payload.get("error") if isinstance(payload, dict) else None
     if not isinstance(error, dict):
         return {}
-    return {name: error[key] for key, name in _FIELDS.items()
-            if isinstance(error.get(key), int) and not isinstance(error.get(key), bool)}
+    return {
+        name: error[key]
+        for key, name in _FIELDS.items()
+        if isinstance(error.get(key), int) and not isinstance(error.get(key), bool)
+    }
