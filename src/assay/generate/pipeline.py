@@ -76,13 +76,21 @@ class GenerateConfig:
     max_draft: int = MAX_DRAFT
     max_criteria: int = MAX_CRITERIA
     refine_rounds: int = 1
+    # about how many tokens of source text the evidence synthesis sees, all chunks together
+    # (None: each chunk's first 5,000 characters); lower it for a model with a small context
+    evidence_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}")
+        if self.evidence_tokens is not None and self.evidence_tokens < 1:
+            raise ValueError("evidence_tokens must be at least 1")
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        settings = asdict(self)
+        if self.evidence_tokens is None:  # unset: a job from before the option resumes as it was
+            del settings["evidence_tokens"]
+        return settings
 
 
 class Generator:
@@ -158,7 +166,7 @@ class Generator:
             raise AssayError(f"item {query.id!r}: no evidence found for any search query")
         chosen = await self._rerank(query, candidates)
         block = await self._ask("synthesize_evidence", query, query=query.text,
-                                raw_text=retrieval.raw_text(chosen),
+                                raw_text=retrieval.raw_text(chosen, self.config.evidence_tokens),
                                 format_instructions=retrieval.format_instructions(
                                     SCHEMAS["synthesize_evidence"]))
         evidence = retrieval.evidence_text(block)
