@@ -41,7 +41,6 @@ def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) ->
 
 ROUTE = _object({"intent": _STR, "queries": {"type": "array", "items": _STR, "minItems": 1,
                                              "maxItems": MAX_QUERIES}})
-RERANK = _object({"indices": {"type": "array", "items": {"type": "integer", "minimum": 0}}})
 EVIDENCE_BLOCK = _object(
     {"evidence_sources": {"type": "array", "maxItems": MAX_LIST, "items": _object(
         {"source_name": _STR, "url": _STR, "key_excerpt": _STR},
@@ -75,6 +74,7 @@ def rerank_schema(n_candidates: int, top_k: int) -> dict[str, Any]:
 
 
 RUBRIC = rubric_schema(2 * MAX_LIST)  # the shape; each call sends rubric_schema(its bound)
+RERANK = rerank_schema(MAX_LIST, MAX_LIST)  # the shape; each call sends rerank_schema(its own)
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "route": ROUTE,
