@@ -49,3 +49,25 @@ def test_an_overflow_without_counts_is_still_recognised():
 def test_a_bad_request_of_another_kind_is_no_overflow():
     assert context_overflow(400, b'{"error": {"message": "unknown model"}}') is None
     assert context_overflow(500, b"maximum context length is 10 tokens") is None
+
+
+def test_anthropics_wording_gives_both_counts():
+    body = (
+        b'{"type": "error", "error": {"type": "invalid_request_error", '
+        b'"message": "prompt is too long: 210000 tokens > 200000 maximum"}}'
+    )
+    overflow = context_overflow(400, body)
+    assert (overflow.request_tokens, overflow.context_tokens) == (210000, 200000)
+
+
+def test_a_prompt_that_fits_only_without_its_completion_budget_says_so():
+    body = (
+        b'{"object": "error", "message": "\'max_tokens\' or \'max_completion_tokens\' is too '
+        b"large: 1024. This model's maximum context length is 2048 tokens and your request "
+        b'has 1500 input tokens (1024 > 2048 - 1500)."}'
+    )
+    overflow = context_overflow(400, body)
+    assert (overflow.request_tokens, overflow.context_tokens) == (2524, 2048)
+    message = overflow.message("draft")
+    assert "2,524 tokens, 1,024 of them the completion budget" in message
+    assert "smaller max_tokens" in message

@@ -30,13 +30,14 @@ _COUNTS = (
         ("request", "context"),
     ),
     # vLLM and OpenAI: "This model's maximum context length is 2048 tokens. However, you
-    # requested 2300 tokens (...)" / "... your messages resulted in 130000 tokens" /
-    # "... your request has 1500 input tokens"
+    # requested 2300 tokens (...)" / "... your messages resulted in 130000 tokens"
     (re.compile(r"maximum context length is (\d+) tokens"), ("context",)),
-    (
-        re.compile(r"(?:you requested|resulted in|your request has) (\d+)(?: input)? tokens"),
-        ("request",),
-    ),
+    (re.compile(r"(?:you requested|resulted in) (\d+) tokens"), ("request",)),
+    # newer vLLM, when the prompt fits but not with max_tokens: "'max_tokens' or
+    # 'max_completion_tokens' is too large: 1024. This model's maximum context length is 2048
+    # tokens and your request has 1500 input tokens (1024 > 2048 - 1500)"
+    (re.compile(r"your request has (\d+) input tokens"), ("prompt",)),
+    (re.compile(r"is too large: (\d+)"), ("completion",)),
     # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
     (re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum"), ("request", "context")),
 )
@@ -59,11 +60,17 @@ class ContextOverflow:
 
     request_tokens: int | None = None
     context_tokens: int | None = None
+    completion_tokens: int | None = None  # the request's max_tokens, when the server names it
 
     def message(self, stage: str) -> str:
         """What happened to the call of ``stage`` and what to do about it."""
+        of_them = (
+            f", {self.completion_tokens:,} of them the completion budget"
+            if self.completion_tokens is not None
+            else ""
+        )
         counts = (
-            f"the request ({self.request_tokens:,} tokens) does not fit"
+            f"the request ({self.request_tokens:,} tokens{of_them}) does not fit"
             if self.request_tokens is not None
             else "the request does not fit"
         )
@@ -74,8 +81,9 @@ class ContextOverflow:
         )
         return (
             f"{stage}: {counts}{window}; not retried. Serve the model with a larger "
-            "context (llama-server -c, vLLM --max-model-len) or send shorter prompts "
-            "(assay generate --evidence-tokens, assay rag grade --context-tokens)"
+            "context (llama-server -c, vLLM --max-model-len), set a smaller max_tokens in the "
+            "judge's config, or send shorter prompts (assay generate --evidence-tokens, "
+            "assay rag grade --context-tokens)"
         )
 
 
@@ -95,7 +103,9 @@ def context_overflow(status: int, body: bytes) -> ContextOverflow | None:
     )
     if not counts and not any(marker in text for marker in _MARKERS):
         return None
-    return ContextOverflow(counts.get("request"), counts.get("context"))
+    if "request" not in counts and "prompt" in counts:
+        counts["request"] = counts["prompt"] + counts.get("completion", 0)
+    return ContextOverflow(counts.get("request"), counts.get("context"), counts.get("completion"))
 
 
 def _error_fields(body: bytes) -> dict[str, int]:
