@@ -17,6 +17,8 @@ Example:
     >>> per_criterion = CompletionBudget(300, cap=1200)
     >>> per_criterion.times(10)
     CompletionBudget(tokens=3000, cap=12000)
+    >>> CompletionBudget.listing(5, each=60)   # 128 for the reply's frame, 60 per entry
+    CompletionBudget(tokens=428, cap=1712)
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ class CompletionBudget:
     def times(self, n: int) -> CompletionBudget:
         """The budget of a reply holding ``n`` replies of this budget (e.g. per-item verdicts)."""
         return CompletionBudget(self.tokens * max(1, n), self.cap * max(1, n))
+
+    @classmethod
+    def listing(cls, n: int, *, each: int, frame: int = 128) -> CompletionBudget:
+        """The budget of a reply listing ``n`` entries of about ``each`` tokens, capped at four
+        times that (a verbose model)."""
+        tokens = frame + each * n
+        return cls(tokens, cap=4 * tokens)
 
 
 DEFAULT_BUDGET = CompletionBudget(1024, cap=4096)

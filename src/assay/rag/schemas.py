@@ -110,16 +110,13 @@ REFUSAL_BUDGET = CompletionBudget(768, cap=3072)
 CONTEXT_RELEVANCE_BUDGET = CompletionBudget(256, cap=1024)
 RAGAS_STATEMENTS_BUDGET = CompletionBudget(1024, cap=4096)
 RAGAS_CONTEXT_BUDGET = CompletionBudget(1536, cap=6144)
-_BASE_TOKENS = 128  # the reply's frame
 
 
 def sentences_budget(n_sentences: int) -> CompletionBudget:
     """A categorisation of ``n_sentences`` sentences (each echoed in its category)."""
-    tokens = _BASE_TOKENS + 60 * n_sentences
-    return CompletionBudget(tokens, cap=4 * tokens)
+    return CompletionBudget.listing(n_sentences, each=60)
 
 
 def verdicts_budget(n_statements: int) -> CompletionBudget:
     """One ``{statement, explanation, verdict}`` per statement."""
-    tokens = _BASE_TOKENS + 120 * n_statements
-    return CompletionBudget(tokens, cap=4 * tokens)
+    return CompletionBudget.listing(n_statements, each=120)

@@ -139,14 +139,12 @@ def catalogue_schema(ids: Sequence[str]) -> dict[str, Any]:
 
 def catalogue_budget(n_ids: int) -> CompletionBudget:
     """The completion budget of a selection among ``n_ids`` leaves (about 16 tokens an id)."""
-    tokens = 128 + 16 * n_ids
-    return CompletionBudget(tokens, cap=4 * tokens)
+    return CompletionBudget.listing(n_ids, each=16)
 
 
 def tree_budget(n_nodes: int) -> CompletionBudget:
     """The completion budget of rating ``n_nodes`` nodes (id, relevance, a short reason)."""
-    tokens = 128 + 80 * n_nodes
-    return CompletionBudget(tokens, cap=4 * tokens)
+    return CompletionBudget.listing(n_nodes, each=80)
 
 
 RELEVANCE_BUDGET = CompletionBudget(256, cap=1024)
