@@ -291,3 +291,24 @@ async def test_a_spent_budget_stops_cleanly_and_a_larger_one_finishes_the_job(
     assert again.status == "complete" and len(again.rubrics) == 3
     assert again.resumed == len(first.rubrics)
     assert len(server.requests) - sent < again.totals.calls  # finished calls were not redone
+
+
+async def test_the_evidence_token_budget_bounds_the_sources_the_synthesis_sees(
+        serve, sample_kb, sample_queries, sample_stages, tmp_path):
+    server = await serve(stages=sample_stages)
+    result = await run(server, sample_queries, sample_kb, tmp_path, evidence_tokens=50)
+    assert result.status == "complete"
+    for request in (r for r in server.requests if r["stage"] == "synthesize_evidence"):
+        prompt = request["body"]["messages"][-1]["content"]
+        sources = prompt.split("SOURCE: ")[1:]
+        assert sources and all(len(s.split("\n", 1)[1].split("\n\n")[0]) <= 200 // len(sources)
+                               for s in sources)
+
+
+async def test_every_stage_sends_its_declared_completion_budget(
+        serve, sample_kb, sample_queries, sample_stages, tmp_path):
+    server = await serve(stages=sample_stages)
+    await run(server, sample_queries, sample_kb, tmp_path)
+    sent = {r["stage"]: r["body"]["max_tokens"] for r in server.requests}
+    assert sent["route"] == 256 and sent["rerank"] == 128
+    assert sent["draft_rubric"] == 150 * 2 * 15 and sent["audit_rubric"] == 150 * 2 * 20

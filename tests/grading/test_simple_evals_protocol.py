@@ -99,3 +99,17 @@ def test_the_protocol_is_for_healthbench_only(tmp_path):
         assay.grade([{"id": "a", "prompt": "q", "response": "r"}], protocol="simple-evals",
                     rubric={"id": "r", "criteria": [{"id": "c", "text": "t"}]},
                     judges=["openai-compatible:m@http://127.0.0.1:9/v1"], run_dir=tmp_path / "r")
+
+
+async def test_without_the_protocol_a_reply_without_a_boolean_is_also_sent_again_unchanged(
+        serve, tmp_path):
+    row = first_row()
+    row["rubrics"] = row["rubrics"][:1]
+    items = tmp_path / "one.jsonl"
+    items.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    server = await serve(policy="MET", faults=Faults(script=["schema_mismatch"]))
+    result = await assay.agrade(items, healthbench=True, ideal=True, run_dir=tmp_path / "run",
+                                judges=[f"openai-compatible:{MODEL}@{server.base_url}"])
+    assert result.status == "complete" and len(server.requests) == 2
+    first, second = (r["body"]["messages"] for r in server.requests)
+    assert second == first  # no error quoted back: simple-evals' re-ask

@@ -7,6 +7,7 @@ import pytest
 from assay.errors import AssayError, ConfigError
 from assay.jobs import CallStore, JobDir, StageCaller, StageError, run_batch
 from assay.judges import FailureKind, make_judge
+from assay.judges.completion import CompletionBudget
 from assay.testing import Faults
 
 SCHEMA = {"type": "object", "required": ["answer"], "properties": {"answer": {"type": "string"}}}
@@ -124,3 +125,28 @@ async def test_a_resumed_job_seeds_its_judges_attempt_timeout_from_its_stored_ca
         assert fresh.attempt_timeout_s == 60.0
         StageCaller(fresh, store)  # a resumed job's caller, before any call
         assert fresh.attempt_timeout_s < 60.0
+
+
+async def test_a_stage_reply_cut_at_its_cap_fails_the_stage_as_truncated(serve, tmp_path):
+    server = await serve(stages={"facts": {"answer": "42"}}, faults=Faults(truncated=1.0))
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    budget = CompletionBudget(64, cap=256)
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        with pytest.raises(StageError, match="stage 'facts': truncated: facts: the reply was cut "
+                                             "at max_tokens=256") as failed:
+            await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1",
+                                                budget=budget)
+    assert failed.value.kind is FailureKind.TRUNCATED and not failed.value.refused
+    [call] = store.calls("q1")
+    assert "truncated" in call.failure and call.attempts == 2
+
+
+async def test_a_stage_prompt_over_the_context_fails_the_stage_as_context_length(serve, tmp_path):
+    server = await serve(stages={"facts": {"answer": "42"}},
+                         faults=Faults(script=["context_overflow"]))
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        with pytest.raises(StageError, match=r"context_length \(HTTP 400\): facts: the request "
+                                             r"\(2,300 tokens\) does not fit") as failed:
+            await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
+    assert failed.value.kind is FailureKind.CONTEXT_LENGTH and len(server.requests) == 1

@@ -155,3 +155,13 @@ async def test_an_openai_batch_created_but_never_recorded_is_found_by_its_metada
     assert reply.ok and server.batches.created == 1
     [record] = again.records()  # the intent now holds the batch the server made
     assert record["batch_id"] == next(iter(server.batches.batches))
+
+
+async def test_a_batch_reply_cut_at_its_budget_is_truncated_and_not_batched_again(serve):
+    server = await serve(faults=Faults(truncated=1.0))
+    judge = batch_judge(server, max_rounds=3)
+    [reply] = await ask_all(judge, ["c1"])
+    assert reply.failure.kind is FailureKind.TRUNCATED and reply.data is None
+    assert server.batches.created == 1
+    line = server.batches.files[server.batches.batches[judge.submitted[0]]["input_file_id"]]
+    assert b'"max_tokens":1024' in line

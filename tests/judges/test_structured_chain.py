@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from assay.judges import FailureKind
+from assay.judges import FailureKind, JudgeRequest
 from assay.judges.structured import QUOTED_ERROR_CHARS, parse_reply, reask_messages, validate
 from assay.testing import Faults
 
@@ -105,13 +105,6 @@ def test_a_reask_quotes_at_most_a_bounded_part_of_a_long_parse_error():
     assert len(quoted) == QUOTED_ERROR_CHARS and quoted.endswith("…")
 
 
-async def test_a_truncated_reply_is_unparseable(serve):
-    server = await serve(faults=Faults(truncated=1.0))
-    async with judge_for(server, reask=False) as judge:
-        reply = await judge.ask(request())
-    assert reply.failure.kind is FailureKind.UNPARSEABLE and reply.attempts == 1
-
-
 async def test_valid_json_of_the_wrong_shape_is_a_schema_mismatch(serve):
     server = await serve(faults=Faults(schema_mismatch=1.0))
     async with judge_for(server) as judge:
@@ -154,3 +147,19 @@ def test_validation_rejects_a_bool_where_an_integer_is_required():
 
 def test_validation_rejects_extra_properties_when_forbidden():
     assert "unexpected property" in validate({"a": 1}, {"properties": {}, "additionalProperties": False})
+
+
+async def test_a_placeholder_answer_is_asked_again_not_kept(serve):
+    placeholder = {"rubrics": [{"criterion": "...", "axis": "Accuracy", "points": 9}]}
+    good = {"rubrics": [{"criterion": "Advises rest.", "axis": "Accuracy", "points": 9}]}
+    server = await serve(stages={"draft_rubric": [placeholder, good]})
+    async with judge_for(server) as judge:
+        reply = await judge.ask(JudgeRequest(messages=({"role": "user", "content": "draft"},),
+                                             schema={"type": "object"}, schema_name="draft_rubric"))
+    assert reply.ok and reply.data == good
+    assert "'...' is a placeholder" in server.requests[1]["body"]["messages"][-1]["content"]
+
+
+def test_an_ellipsis_inside_a_sentence_is_no_placeholder():
+    assert parse_reply('{"criterion": "Lists causes (infection, injury, ...)."}', None).ok
+    assert parse_reply('{"ids": ["…"]}', None).kind is FailureKind.SCHEMA_MISMATCH

@@ -150,3 +150,18 @@ def test_diagnosis_reads_each_departure_from_figure_11s_ideal():
                     refusal_expected=False) == ["unnecessary_refusal"]
     assert diagnose(in_scope=True, cf=None, cr=True, refused=False,
                     refusal_expected=False) == ["ideal"]
+
+
+def test_the_context_token_budget_cuts_the_passages_every_stage_sees(sample_items, tmp_path):
+    from assay.rag.grading import RagOptions
+
+    item = next(i for i in sample_items if i.id == "fig11-19")
+    passages = item.exchange(item.graded_turns()[-1]).passages
+    with FakeJudgeServer.run_in_thread(stages=SAMPLE / "stages.json") as server:
+        run = grade_rag([item], f"openai-compatible:fake@{server.base_url}", tmp_path / "job",
+                        options=RagOptions(baselines=False, context_tokens=10))
+    assert len(passages) == 1 and len(passages[0]) > 40  # cut to its first 10 x 4 characters
+    prompt = next(r["body"]["messages"][0]["content"] for r in server.requests
+                  if r["stage"] == "rag_context_relevance")
+    assert f"Information: {passages[0][:40]}\nOutput:" in prompt
+    assert run.manifest["config"]["context_tokens"] == 10

@@ -90,3 +90,16 @@ async def test_adaptive_rewards_select_once_per_prompt_for_a_whole_group(judge_o
     assert len(relevance_calls) == 29                       # not 8 x 29
     assert len(server.requests) == 29 + 8 * 2
     assert {r.reward for r in results} == {0.5}  # hs-11 unmet by the keyword policy: (0+1)/2
+
+
+async def test_every_reward_call_sends_a_completion_budget(judge_on):
+    judge, server = await judge_on()
+    await RewardScorer(judge, criteria=CRITERIA).score([RewardItem.of(Q, "Rest.")])
+    assert server.requests and all(r["body"].get("max_tokens") for r in server.requests)
+
+
+async def test_a_reward_reply_without_a_boolean_criteria_met_is_sent_again_unchanged(judge_on):
+    judge, server = await judge_on(faults=Faults(script=["schema_mismatch"]))
+    [result] = await RewardScorer(judge, criteria=CRITERIA[:1]).score([RewardItem.of(Q, "Rest.")])
+    assert result.reward is not None and len(server.requests) == 2
+    assert server.requests[0]["body"]["messages"] == server.requests[1]["body"]["messages"]

@@ -117,7 +117,8 @@ def test_a_revision_cut_at_the_token_limit_is_not_graded(tmp_path):
         out = refine(server, tmp_path)
     assert out.exit_code == 1
     summary = json.loads((tmp_path / "opt" / "optimise.json").read_text())
-    assert summary["status"] == "incomplete" and "token limit" in summary["failed"]["chest"]
+    assert summary["status"] == "incomplete"
+    assert "truncated: the revision was cut at max_tokens=" in summary["failed"]["chest"]
     scores = {r["id"]: r["revised"] for r in map(
         json.loads, (tmp_path / "opt" / "scores.jsonl").read_text().splitlines())}
     assert scores["chest"] is None and summary["versus_base"]["n_items"] == 3

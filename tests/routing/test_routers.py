@@ -14,13 +14,12 @@ from assay.routing.relevance import RelevanceRouter
 LDL = {"labs": [{"name": "LDL-C", "value": 162, "unit": "mg/dL"}]}
 
 
-async def test_the_catalogue_router_keeps_known_ids_and_reports_unknown_ones(caller_on, tree):
+async def test_the_catalogue_router_keeps_the_selected_ids_in_catalogue_order(caller_on, tree):
     caller, server = await caller_on(
-        stages={"route_catalogue": {"rubric_ids": ["a3", "bogus.01", "a1", "a1"]}})
+        stages={"route_catalogue": {"rubric_ids": ["a3", "a1", "a1"]}})
     routing = await CatalogueRouter(Catalogue.from_taxonomy(tree), caller).route(
         Item(id="q", prompt="Chest pain?"))
     assert routing.ids == ["a1", "a3"]                    # catalogue order, no duplicate
-    assert routing.details["unknown_ids"] == ["bogus.01"]
     assert routing.calls == 1
     prompt = server.requests[0]["body"]["messages"][-1]["content"]
     assert '### User Query\n"Chest pain?"\n' in prompt
@@ -29,11 +28,26 @@ async def test_the_catalogue_router_keeps_known_ids_and_reports_unknown_ones(cal
     assert "ID:b1," not in prompt                          # not eligible: no LDL in memory
 
 
-async def test_an_ineligible_id_returned_by_the_model_is_not_activated(caller_on, tree):
-    caller, _ = await caller_on(stages={"route_catalogue": {"rubric_ids": ["b1", "a2"]}})
+async def test_the_catalogue_ids_are_an_enum_of_the_eligible_leaves_bounded_by_their_number(
+        caller_on, tree):
+    caller, server = await caller_on(stages={"route_catalogue": {"rubric_ids": ["a2"]}})
+    await CatalogueRouter(Catalogue.from_taxonomy(tree), caller).route(Item(id="q", prompt="?"))
+    ids = server.requests[0]["body"]["response_format"]["json_schema"]["schema"][
+        "properties"]["rubric_ids"]
+    assert ids == {"type": "array", "items": {"type": "string", "enum": ["a1", "a2", "a3"]},
+                   "maxItems": 3}
+
+
+@pytest.mark.parametrize("bad", [["b1", "a2"], ["bogus.01"], ["..."]])
+async def test_an_id_not_shown_or_a_placeholder_is_asked_again_never_activated(
+        caller_on, tree, bad):
+    caller, server = await caller_on(
+        stages={"route_catalogue": [{"rubric_ids": bad}, {"rubric_ids": ["a2"]}]})
     routing = await CatalogueRouter(Catalogue.from_taxonomy(tree), caller).route(
         Item(id="q", prompt="LDL?"))
     assert routing.ids == ["a2"] and "b1" in routing.excluded
+    assert len(server.requests) == 2
+    assert "is not one of" in server.requests[1]["body"]["messages"][-1]["content"]
 
 
 async def test_the_relevance_router_rates_each_eligible_leaf_and_keeps_scores_at_threshold(

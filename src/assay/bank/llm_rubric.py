@@ -45,7 +45,7 @@ Reply with a JSON object: {{"rubrics": [{{"criterion": "...", "desirable": true}
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"rubrics": {"type": "array", "items": {
+    "properties": {"rubrics": {"type": "array", "maxItems": 20, "items": {  # asked: 5 to 10
         "type": "object",
         "properties": {"criterion": {"type": "string"}, "desirable": {"type": "boolean"}},
         "required": ["criterion", "desirable"], "additionalProperties": False}}},

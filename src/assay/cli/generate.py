@@ -35,6 +35,11 @@ def generate(
                                           "overrides."),
     top_k: int = typer.Option(5, "--top-k", min=1, help="Evidence chunks kept after reranking."),
     no_rerank: bool = typer.Option(False, "--no-rerank", help="Keep the fused order, no rerank call."),
+    evidence_tokens: int | None = typer.Option(None, "--evidence-tokens", min=1, help="About "
+                                               "how many tokens of source text the evidence "
+                                               "synthesis sees, all chunks together (default: "
+                                               "each chunk's first 5,000 characters); lower it "
+                                               "for a model with a small context."),
     mode: str = typer.Option("auto", "--retrieval", help="auto | bm25 | dense | hybrid."),
     max_criteria: int = typer.Option(20, "--max-criteria", min=1, help="Size cap of the final rubric."),
     refine_rounds: int = typer.Option(1, "--refine-rounds", min=0, help="Extra audit rounds while a "

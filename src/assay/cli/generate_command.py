@@ -23,7 +23,8 @@ def run_generate(**args: Any) -> None:
 def _settings(args: dict[str, Any]) -> dict[str, Any]:
     return {"top_k": args["top_k"], "rerank": not args["no_rerank"],
             "retrieval_mode": args["mode"], "max_criteria": args["max_criteria"],
-            "refine_rounds": args["refine_rounds"], "pages": args["pages"]}
+            "refine_rounds": args["refine_rounds"], "pages": args["pages"],
+            "evidence_tokens": args["evidence_tokens"]}
 
 
 def _generate(args: dict[str, Any]):

@@ -28,6 +28,10 @@ def rag_grade(
                                  "zero | one | undefined."),
     cf_high: float = typer.Option(0.5, "--cf-high", help="CF at or above this reads as High in "
                                   "the Figure 11 diagnosis (0-1)."),
+    context_tokens: int | None = typer.Option(None, "--context-tokens", min=1, help="About "
+                                              "how many tokens of each turn's retrieved "
+                                              "passages the judge sees, all together (default: "
+                                              "all); for a judge with a small context."),
     prompts_file: Path | None = typer.Option(None, "--prompts", help="TOML of listing overrides: a "
                                              "'default' table and per judge model "
                                              "'models.NAME' tables."),
@@ -49,7 +53,7 @@ def rag_grade(
 
     try:
         options = RagOptions(turns=turns, baselines=baselines, empty_cf=empty_cf,
-                             cf_high=cf_high)
+                             cf_high=cf_high, context_tokens=context_tokens)
     except ValidationError as exc:
         fail(InputError([Issue(None, None, "--" + str(e["loc"][0]).replace("_", "-"), e["msg"])
                          for e in exc.errors()]))

@@ -4,7 +4,8 @@ its own handle on the shared response cache. It never sees the run store.
 Requests and replies cross process boundaries as plain tuples (cheap to pickle, no class
 identity to agree on between driver and worker):
 
-* a request is ``(messages, schema, schema_name, template_version, sample)``;
+* a request is ``(messages, schema, schema_name, template_version, sample, budget,
+  bool_field)``;
 * a reply is :func:`reply_to_wire` of a :class:`~assay.judges.types.JudgeReply`.
 
 Example (without Ray: the class is plain Python until the pool wraps it with ``ray.remote``):
@@ -20,15 +21,17 @@ import asyncio
 import os
 from typing import Any
 
+from assay.judges.completion import CompletionBudget
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
 
-WireRequest = tuple[tuple[dict[str, Any], ...], dict[str, Any] | None, str, str, int]
+WireRequest = tuple[tuple[dict[str, Any], ...], dict[str, Any] | None, str, str, int,
+                    CompletionBudget | None, str | None]
 WireReply = tuple
 
 
 def request_to_wire(request: JudgeRequest) -> WireRequest:
     return (request.messages, request.schema, request.schema_name, request.template_version,
-            request.sample)
+            request.sample, request.budget, request.bool_field)
 
 
 def reply_to_wire(reply: JudgeReply) -> WireReply:
@@ -62,7 +65,8 @@ class JudgeWorker:
 
     async def ask_batch(self, judge_id: str, requests: list[WireRequest]) -> list[WireReply]:
         judge = self._judges[judge_id]
-        replies = await asyncio.gather(*(judge.ask(JudgeRequest(*r[:4], sample=r[4])) for r in requests))
+        replies = await asyncio.gather(*(judge.ask(JudgeRequest(*r[:4], sample=r[4], budget=r[5],
+                                                              bool_field=r[6])) for r in requests))
         if self._cache is not None:
             self._cache.flush()  # a worker killed later keeps what it has answered
         return [reply_to_wire(r) for r in replies]

@@ -59,7 +59,8 @@ def estimate_generation(queries: list[Any], *, method: str, model: str, kb: Any 
             add("rerank", tokens_of("rerank", query=query.text, top_k=config.top_k,
                                     candidates=retrieval.candidates_text(chunks)))
         add("synthesize_evidence", tokens_of(
-            "synthesize_evidence", query=query.text, raw_text=retrieval.raw_text(chunks[:config.top_k]),
+            "synthesize_evidence", query=query.text, raw_text=retrieval.raw_text(
+                chunks[:config.top_k], config.evidence_tokens),
             format_instructions=retrieval.format_instructions(SCHEMAS["synthesize_evidence"])))
         for stage, assumed in ASSUMED_INPUT_TOKENS.items():
             add(stage, tokens_of(stage, query=query.text, user_query=query.text) + assumed)

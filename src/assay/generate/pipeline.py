@@ -48,9 +48,16 @@ from assay.generate.rules import (
     coerce_items,
     enforce_citations,
 )
-from assay.generate.schemas import SCHEMAS
+from assay.generate.schemas import (
+    BUDGETS,
+    SCHEMAS,
+    rerank_schema,
+    rubric_budget,
+    rubric_schema,
+)
 from assay.generate.templates import StageTemplate, load_templates
 from assay.jobs import CallStore, StageCaller, StageError
+from assay.judges.completion import CompletionBudget
 from assay.rubric import Criterion, Provenance, Rubric
 
 METHODS = ("pipeline", "one-step", "generic")
@@ -70,13 +77,21 @@ class GenerateConfig:
     max_draft: int = MAX_DRAFT
     max_criteria: int = MAX_CRITERIA
     refine_rounds: int = 1
+    # about how many tokens of source text the evidence synthesis sees, all chunks together
+    # (None: each chunk's first 5,000 characters); lower it for a model with a small context
+    evidence_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}")
+        if self.evidence_tokens is not None and self.evidence_tokens < 1:
+            raise ValueError("evidence_tokens must be at least 1")
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        settings = asdict(self)
+        if self.evidence_tokens is None:  # unset: a job from before the option resumes as it was
+            del settings["evidence_tokens"]
+        return settings
 
 
 class Generator:
@@ -108,18 +123,29 @@ class Generator:
             return await self.one_step(query)
         return await self.pipeline(query)
 
-    async def _ask(self, stage: str, item: Query, caller: StageCaller | None = None,
+    async def _ask(self, stage: str, item: Query, caller: StageCaller | None = None, *,
+                   schema: dict[str, Any] | None = None, budget: CompletionBudget | None = None,
                    **values: Any) -> dict[str, Any]:
+        """The reply of ``stage``, with the stage's own schema and budget unless given."""
         template = self.templates[stage]
         caller = caller or self.caller
         if caller is None:  # only the generic method runs without a model
             raise AssayError(f"stage {stage!r} calls a model: give the Generator a caller")
         return await caller.ask(
-            stage, template.render(**values), SCHEMAS[stage], item_id=item.id,
-            template_version=template.version)
+            stage, template.render(**values), schema or SCHEMAS[stage], item_id=item.id,
+            template_version=template.version, budget=budget or BUDGETS.get(stage))
+
+    async def _ask_rubric(self, stage: str, item: Query, max_items: int,
+                          **values: Any) -> dict[str, Any]:
+        """A rubric stage's reply: at most twice the criteria its prompt allows (the rules
+        trim it to the limit afterwards), with a budget for that many."""
+        bound = 2 * max_items
+        return await self._ask(stage, item, schema=rubric_schema(bound),
+                               budget=rubric_budget(bound), **values)
 
     async def one_step(self, query: Query) -> dict[str, Any]:
-        reply = await self._ask("one_step_rubric", query, query=query.text)
+        reply = await self._ask_rubric("one_step_rubric", query, self.config.max_criteria,
+                                       query=query.text)
         items, notes = coerce_items(reply, "one_step_rubric")
         rubric = self._rubric(query, items, {}, method="one-step")
         return {"id": query.id, "query": query.text, "method": "one-step", "notes": notes,
@@ -148,7 +174,7 @@ class Generator:
                              + "; ".join(map(repr, search_queries)))
         chosen = await self._rerank(query, candidates)
         block = await self._ask("synthesize_evidence", query, query=query.text,
-                                raw_text=retrieval.raw_text(chosen),
+                                raw_text=retrieval.raw_text(chosen, self.config.evidence_tokens),
                                 format_instructions=retrieval.format_instructions(
                                     SCHEMAS["synthesize_evidence"]))
         evidence = retrieval.evidence_text(block)
@@ -233,13 +259,15 @@ class Generator:
         if len(candidates) <= k or not self.config.rerank:
             return candidates[:k]
         reply = await self._ask("rerank", query, self.fast, query=query.text, top_k=k,
+                                schema=rerank_schema(len(candidates), k),
                                 candidates=retrieval.candidates_text(candidates))
         picked = retrieval.select_indices(reply.get("indices"), n_candidates=len(candidates),
                                           top_k=k)
         return [candidates[i] for i in picked]
 
     async def _draft(self, query: Query, board: Board, notes: list[str]) -> list[RubricItem]:
-        reply = await self._ask("draft_rubric", query, user_query=query.text,
+        reply = await self._ask_rubric("draft_rubric", query, self.config.max_draft,
+                                       user_query=query.text,
                                 facts=board.facts_text(), intent=board.intent_text(),
                                 max_draft=self.config.max_draft)
         items, dropped = coerce_items(reply, "draft_rubric")
@@ -250,8 +278,9 @@ class Generator:
                      ) -> tuple[list[RubricItem], dict[str, Any]]:
         current, uncovered_note, rounds = draft, "", 0
         while True:
-            reply = await self._ask(
-                "audit_rubric", query, user_query=query.text, max_criteria=self.config.max_criteria,
+            reply = await self._ask_rubric(
+                "audit_rubric", query, self.config.max_criteria, user_query=query.text,
+                max_criteria=self.config.max_criteria,
                 facts=board.facts_text(), intent=board.intent_text(), uncovered=uncovered_note,
                 draft=json.dumps([{"criterion": i.criterion, "axis": i.axis, "points": i.points,
                                    "evidence": i.evidence} for i in current], indent=2,

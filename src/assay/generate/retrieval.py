@@ -53,9 +53,24 @@ def candidates_text(chunks: list[Chunk], preview: int = 400) -> str:
                        for i, c in enumerate(chunks))
 
 
-def raw_text(chunks: list[Chunk], max_chars: int = 5000) -> str:
-    """The sources as the synthesis prompt shows them (``SOURCE: title (id)``, capped text)."""
-    return "\n\n".join(f"SOURCE: {c.title} ({c.id})\n{c.text[:max_chars]}" for c in chunks)
+CHUNK_CHARS = 5000  # the most of one source's text the synthesis prompt shows
+CHARS_PER_TOKEN = 4
+
+
+def raw_text(chunks: list[Chunk], evidence_tokens: int | None = None) -> str:
+    """The sources as the synthesis prompt shows them (``SOURCE: title (id)``, capped text):
+    each up to :data:`CHUNK_CHARS` characters, and all together about ``evidence_tokens``
+    tokens when given (shared equally; about 4 characters a token).
+
+    >>> from assay.evidence.chunking import Chunk
+    >>> chunks = [Chunk(id=f"c{i}", doc_id="d", text="x" * 900, start=0, end=900, title="T",
+    ...                 source="kb") for i in range(2)]
+    >>> len(raw_text(chunks, evidence_tokens=100))   # 2 x (200 characters + "SOURCE: T (cN)")
+    432
+    """
+    share = (CHUNK_CHARS if evidence_tokens is None else
+             min(CHUNK_CHARS, evidence_tokens * CHARS_PER_TOKEN // max(1, len(chunks))))
+    return "\n\n".join(f"SOURCE: {c.title} ({c.id})\n{c.text[:share]}" for c in chunks)
 
 
 def format_instructions(schema: dict[str, Any]) -> str:

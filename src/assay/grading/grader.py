@@ -54,6 +54,7 @@ from assay.grading.prompts import (
 from assay.grading.shuffle import identity, option_permutation
 from assay.grading.templates import Template, builtin_template, is_builtin, load_template
 from assay.item import Item
+from assay.judges.completion import CompletionBudget
 from assay.rubric import Criterion, Rubric
 from assay.verdict import Verdict
 
@@ -155,6 +156,17 @@ class PlannedCall:
     @property
     def criterion_ids(self) -> tuple[str, ...]:
         return tuple(c.id for c in self.criteria)
+
+    @property
+    def budget(self) -> CompletionBudget:
+        """The completion budget of the call's reply."""
+        return schemas.reply_budget(criteria=len(self.criteria), bracket=self.bracket)
+
+    @property
+    def bool_field(self) -> str | None:
+        """HealthBench's ``criteria_met``, which the reply must hold as a boolean (else it is
+        asked again as simple-evals asks: the same request, quoting nothing)."""
+        return "criteria_met" if self.strict_bool else None
 
     @property
     def prompt_hash(self) -> str:

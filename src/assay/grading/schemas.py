@@ -3,19 +3,23 @@
 Binary criteria answer ``verdict`` (MET / UNMET / CANNOT_ASSESS); multi-choice criteria answer
 ``selected_option``, the displayed 1-based option number, 0 meaning CANNOT_ASSESS; HealthBench's
 protocol answers ``criteria_met`` (a boolean). Per-item calls wrap one such object per criterion
-id under ``verdicts``. Every shape requires an ``explanation``.
+id under ``verdicts``. Every shape requires an ``explanation``. Each shape has its completion
+budget (:func:`reply_budget`): a per-item reply gets one verdict's budget per criterion.
 
 Example:
     >>> binary_schema()["properties"]["verdict"]["enum"]
     ['MET', 'UNMET', 'CANNOT_ASSESS']
     >>> multi_choice_schema(3)["properties"]["selected_option"]["maximum"]
     3
+    >>> reply_budget(criteria=4).tokens, reply_budget(bracket=True).tokens
+    (2048, 256)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from assay.judges.completion import CompletionBudget
 from assay.rubric import Criterion
 
 _EXPLANATION = {"type": "string"}
@@ -87,3 +91,12 @@ def per_item_schema(criteria: list[Criterion]) -> dict[str, Any]:
         "required": ["verdicts"],
         "additionalProperties": False,
     }
+
+
+VERDICT_BUDGET = CompletionBudget(512, cap=2048)  # an explanation of a few sentences, a verdict
+BRACKET_BUDGET = CompletionBudget(256, cap=1024)  # "one short, concise sentence", then [1]/[0]
+
+
+def reply_budget(*, criteria: int = 1, bracket: bool = False) -> CompletionBudget:
+    """The completion budget of a reply judging ``criteria`` criteria (per item: several)."""
+    return BRACKET_BUDGET if bracket else VERDICT_BUDGET.times(criteria)

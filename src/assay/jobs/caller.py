@@ -36,6 +36,7 @@ import orjson
 
 from assay.errors import AssayError
 from assay.jobs.store import CallStore, StageCall
+from assay.judges.completion import CompletionBudget
 from assay.judges.judge import Judge
 from assay.judges.secrets import redact_data
 from assay.judges.types import FailureKind, JudgeRequest
@@ -95,21 +96,27 @@ class StageCaller:
         *,
         item_id: str,
         template_version: str = "",
+        budget: CompletionBudget | None = None,
     ) -> dict[str, Any]:
         """The parsed, schema-valid reply of ``stage`` for ``item_id``; raises :class:`StageError`.
 
-        The schema is sent under the name ``stage`` (the fake judge scripts replies by it).
+        The schema is sent under the name ``stage`` (the fake judge scripts replies by it);
+        ``budget``: the completion tokens the stage's reply needs and their cap (default:
+        :data:`~assay.judges.completion.DEFAULT_BUDGET`).
         """
         return await self._traced(stage, JudgeRequest(tuple(messages), schema, stage,
-                                                      template_version), item_id)
+                                                      template_version, budget=budget), item_id)
 
     async def answer(
         self, stage: str, messages: Sequence[dict[str, Any]], *, item_id: str, sample: int = 0,
+        budget: CompletionBudget | None = None,
     ) -> dict[str, Any]:
         """A free-text answer (the model under test): ``{"text", "finish_reason", "reasoning"}``
         (see :mod:`assay.judges.free_text`); sample ``k`` of the same messages is its own call.
+        ``budget``: its completion tokens (default: the judge's ``max_tokens``, if any).
         Raises :class:`StageError` as :meth:`ask` does."""
-        request = JudgeRequest(tuple(messages), None, stage, text=True, sample=sample)
+        request = JudgeRequest(tuple(messages), None, stage, text=True, sample=sample,
+                               budget=budget)
         return await self._traced(stage, request, item_id)
 
     async def _traced(self, stage: str, request: JudgeRequest, item_id: str) -> dict[str, Any]:

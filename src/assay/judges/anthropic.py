@@ -30,10 +30,10 @@ ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024
 
 
-def max_tokens_of(config: JudgeConfig) -> int:
-    """The ``max_tokens`` sent (the Messages API needs one; with extended thinking it must
-    exceed the thinking budget)."""
-    max_tokens = config.max_tokens or DEFAULT_MAX_TOKENS
+def max_tokens_of(config: JudgeConfig, requested: int | None = None) -> int:
+    """The ``max_tokens`` sent: ``requested``, else the config's (the Messages API needs one;
+    with extended thinking it must exceed the thinking budget)."""
+    max_tokens = requested or config.max_tokens or DEFAULT_MAX_TOKENS
     if config.thinking_budget and max_tokens <= config.thinking_budget:
         max_tokens = config.thinking_budget + DEFAULT_MAX_TOKENS
     return max_tokens
@@ -62,6 +62,7 @@ class AnthropicWire:
         mode: str,
         *,
         cache_prefix: int = 0,
+        max_tokens: int | None = None,
     ) -> dict[str, Any]:
         """The request body. ``cache_prefix``: the first user message's first characters are
         shared with other requests: they go in a text block of their own marked
@@ -72,7 +73,7 @@ class AnthropicWire:
             turns = _with_instruction(turns, json_instruction(schema))
         body: dict[str, Any] = {
             "model": config.model,
-            "max_tokens": max_tokens_of(config),
+            "max_tokens": max_tokens_of(config, max_tokens),
             "messages": [{"role": m["role"], "content": m["content"]} for m in turns],
         }
         if cache_prefix > 0:

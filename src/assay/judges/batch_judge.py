@@ -37,8 +37,8 @@ import orjson
 from assay.errors import ConfigError
 from assay.judges.batch_wire import BatchError, BatchOutcome, batches_for
 from assay.judges.free_text import text_answer
-from assay.judges.judge import Judge
-from assay.judges.openai_compat import TEXT_MODE, WireReply
+from assay.judges.judge import CUT, Judge
+from assay.judges.openai_compat import WireReply
 from assay.judges.pricing import BATCH_PRICE_FACTOR
 from assay.judges.retry import is_retryable
 from assay.judges.secrets import redact
@@ -333,14 +333,7 @@ class BatchJudge:
     # --- reading ----------------------------------------------------------------------------------
 
     def _body(self, request: JudgeRequest) -> dict[str, Any]:
-        judge = self.judge
-        mode = TEXT_MODE if request.text else judge.structured_mode
-        body = judge._wire.build_body(judge.config, request.messages, request.schema,
-                                      request.schema_name, mode,
-                                      cache_prefix=request.cache_prefix)
-        if request.sample and "seed" in body:
-            body["seed"] += request.sample
-        return body
+        return self.judge.request_body(request)
 
     def _read(self, request: JudgeRequest, payload: dict[str, Any]
               ) -> tuple[dict[str, Any] | None, str, Usage, Failure | None]:
@@ -357,8 +350,12 @@ class BatchJudge:
         if request.text:
             data, failure = text_answer(wire)
             return data, wire.text, wire.usage, failure
+        if wire.finish_reason in CUT:  # asked again in a batch, it would be cut again
+            limit = self.judge.completion_limit(request)
+            return None, wire.text, wire.usage, self.judge._truncated(request, limit, limit)
         exact = self.judge.structured_mode == SIMPLE_EVALS
-        parsed = simple_evals_reply(wire.text) if exact else parse_reply(wire.text, request.schema)
+        parsed = (simple_evals_reply(wire.text) if exact
+                  else parse_reply(wire.text, request.schema, request.bool_field))
         if parsed.ok:
             return parsed.data, wire.text, wire.usage, None
         return None, wire.text, wire.usage, Failure(parsed.kind or FailureKind.UNPARSEABLE,

@@ -143,7 +143,9 @@ class CallEstimator:
         self.completion_tokens = max_tokens or DEFAULT_COMPLETION_TOKENS
         self.dearest_usd = 0.0
 
-    def estimate(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None) -> float:
+    def estimate(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None,
+                 max_tokens: int | None = None) -> float:
+        """The reservation of one attempt (``max_tokens``: its completion budget, if known)."""
         price = self.price
         if price is None:  # unpriced (a local model): free
             return 0.0
@@ -151,7 +153,8 @@ class CallEstimator:
         if schema is not None:
             chars += len(orjson.dumps(schema))
         prompt_tokens = (chars + 3) // 4
-        usd = (prompt_tokens * price.input + self.completion_tokens * price.output) / 1_000_000
+        completion = max_tokens or self.completion_tokens
+        usd = (prompt_tokens * price.input + completion * price.output) / 1_000_000
         return max(usd, self.dearest_usd)
 
     def observe(self, usd: float) -> None:

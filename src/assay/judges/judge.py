@@ -4,7 +4,14 @@ comes back as a classified :class:`Failure` with the raw reply.
 
 One ``ask`` = budget check → cache lookup → (limits → budget reservation → HTTP → retry)* →
 parse → up to ``max_reasks`` re-asks (2 by default), each quoting its reply's parse error →
-cost → cache store. Each attempt reserves its estimated cost from the budget before it is sent
+cost → cache store.
+
+Every call sends a completion budget (``max_tokens``: the judge's own, else the request's, see
+:mod:`assay.judges.completion`). A structured reply cut at it (finish reason ``length``) is never
+parsed: it is asked once more with the stage's cap, the same messages (a cut reply is never
+quoted back: it would only lengthen the prompt), and is a ``truncated`` failure if cut again.
+A request the endpoint refuses as too long for its context is a ``context_length`` failure,
+never retried (:mod:`assay.judges.context_overflow`). Each attempt reserves its estimated cost from the budget before it is sent
 and settles it with its real cost (:mod:`assay.judges.budget`).
 
 Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
@@ -28,7 +35,9 @@ from assay.errors import ConfigError
 from assay.judges.anthropic import AnthropicWire, max_tokens_of
 from assay.judges.budget import Budget, CallEstimator, message_chars
 from assay.judges.cache import ResponseCache, cache_key
+from assay.judges.completion import DEFAULT_BUDGET
 from assay.judges.config import JudgeConfig
+from assay.judges.context_overflow import context_overflow
 from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
@@ -50,6 +59,8 @@ _BODY_EXCERPT = 300
 PREFLIGHT_PROMPT = "Assay preflight check: reply with the JSON object {\"ok\": true}."
 PREFLIGHT_MESSAGES = ({"role": "user", "content": PREFLIGHT_PROMPT},)
 PREFLIGHT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+PREFLIGHT_MAX_TOKENS = 16
+CUT = frozenset({"length", "max_tokens"})  # finish reasons of a reply cut at its budget (OpenAI's, Anthropic's)
 
 
 class Judge:
@@ -170,7 +181,8 @@ class Judge:
 
     async def _preflight(self, timeout_s: float) -> None:
         body = self._wire.build_body(self.config, PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA,
-                                     "preflight", self._modes[0])
+                                     "preflight", self._modes[0],
+                                     max_tokens=self.config.max_tokens or PREFLIGHT_MAX_TOKENS)
         where = redact(self._transport.url(self._wire.path))
         result = await self._transport.post_json(
             self._wire.path, body, timeout_s=max(timeout_s, self.timeouts.ceiling))
@@ -236,8 +248,10 @@ class Judge:
         messages, usage, attempts = request.messages, Usage(), 0
         reasks, max_reasks = 0, self.max_reasks
         exact = self._modes[0] == SIMPLE_EVALS  # simple-evals' reply rule: no mode fallback
+        resend = exact or request.bool_field is not None  # re-ask as simple-evals does
+        first_limit = limit = self.completion_limit(request)
         while True:
-            outcome, n, call_usage = await self._exchange(messages, request)
+            outcome, n, call_usage = await self._exchange(messages, request, limit)
             attempts += n
             usage = usage + call_usage
             if isinstance(outcome, _Failed):
@@ -250,8 +264,18 @@ class Judge:
             if outcome.refusal:
                 return self._finish(request, None, outcome.text or outcome.refusal, usage, attempts,
                                     started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)), key)
+            if outcome.finish_reason in CUT:
+                grown = self._grown_limit(request)
+                if limit == first_limit and grown is not None:
+                    limit = grown  # asked again as it was, with the stage's cap
+                    continue
+                if exact and reasks < max_reasks:  # simple-evals sends the same request again
+                    reasks += 1
+                    continue
+                return self._finish(request, None, outcome.text, usage, attempts, started,
+                                    self._truncated(request, limit, first_limit), key)
             parsed = (simple_evals_reply(outcome.text) if exact
-                      else parse_reply(outcome.text, request.schema))
+                      else parse_reply(outcome.text, request.schema, request.bool_field))
             if parsed.ok:
                 return self._finish(request, parsed.data, outcome.text, usage, attempts, started,
                                     None, key)
@@ -260,7 +284,7 @@ class Judge:
                 return self._finish(request, None, outcome.text, usage, attempts, started,
                                     Failure(parsed.kind, parsed.error), key)
             reasks += 1
-            if exact:  # simple-evals sends the same request again, quoting nothing
+            if resend:  # simple-evals sends the same request again, quoting nothing
                 continue
             # each re-ask quotes the last reply and its error (not every earlier one): the
             # prompt stays the original plus one exchange however many re-asks there are
@@ -320,7 +344,49 @@ class Judge:
         return JudgeReply(self.id, data, raw, usage, cost, time.perf_counter() - started,
                           False, attempts, failure)
 
-    async def _exchange(self, messages, request: JudgeRequest) -> tuple[Any, int, Usage]:
+    def completion_limit(self, request: JudgeRequest) -> int | None:
+        """The ``max_tokens`` a request is sent with first: the judge's own when its config
+        sets one, else the request's budget (:data:`DEFAULT_BUDGET` for a structured request
+        that declares none; none for a free-text answer that declares none)."""
+        if self.config.max_tokens is not None:
+            return self.config.max_tokens
+        budget = request.budget or (None if request.text else DEFAULT_BUDGET)
+        return budget.tokens if budget is not None else None
+
+    def _grown_limit(self, request: JudgeRequest) -> int | None:
+        """The ``max_tokens`` of the one retry of a cut reply (None: no larger one allowed)."""
+        if self.config.max_tokens is not None or request.text:
+            return None
+        return (request.budget or DEFAULT_BUDGET).grown
+
+    def _truncated(self, request: JudgeRequest, limit: int | None, first: int | None) -> Failure:
+        """The failure of a reply cut at ``limit`` (``first``: the limit it was first sent with)."""
+        if self.config.max_tokens is not None:
+            why = "the judge's own max_tokens: raise it in the judge's config to allow more"
+        elif limit != first:
+            why = f"the stage's cap, after a first cut at {first}"
+        else:
+            why = "the stage's cap"
+        return Failure(FailureKind.TRUNCATED,
+                       f"{request.schema_name}: the reply was cut at max_tokens={limit} ({why})")
+
+    def request_body(self, request: JudgeRequest, messages: Any = None, mode: str | None = None,
+                     max_tokens: int | None = None) -> dict[str, Any]:
+        """The body ``request`` is sent with: ``messages`` (default: the request's) in
+        ``mode`` (default: the strongest accepted so far), with ``max_tokens`` (default:
+        :meth:`completion_limit`)."""
+        if mode is None:
+            mode = TEXT_MODE if request.text else self._modes[0]
+        body = self._wire.build_body(
+            self.config, request.messages if messages is None else messages, request.schema,
+            request.schema_name, mode, cache_prefix=request.cache_prefix,
+            max_tokens=self.completion_limit(request) if max_tokens is None else max_tokens)
+        if request.sample and "seed" in body:
+            body["seed"] += request.sample
+        return body
+
+    async def _exchange(self, messages, request: JudgeRequest, max_tokens: int | None
+                        ) -> tuple[Any, int, Usage]:
         """One logical call: HTTP attempts with retries and format downgrades."""
         attempts, retries, timed_out = 0, 0, 0
         policy = self.config.retry
@@ -331,18 +397,15 @@ class Judge:
                 return _Failed(problem, ""), attempts, Usage()
         while True:
             mode = TEXT_MODE if request.text else self._modes[0]
-            body = self._wire.build_body(self.config, messages, request.schema,
-                                         request.schema_name, mode,
-                                         cache_prefix=request.cache_prefix)
-            if request.sample and "seed" in body:
-                body["seed"] += request.sample
-            estimate = self._estimate_tokens(messages) if limiter.tpm is not None else 0
+            body = self.request_body(request, messages, mode, max_tokens)
+            estimate = (self._estimate_tokens(messages, max_tokens) if limiter.tpm is not None
+                        else 0)
             sent_in = await limiter.acquire(estimate, retry=attempts > 0)
             budget = self.budget
             held = None  # this attempt's reservation
             if budget is not None:
                 try:  # may wait for the attempts in flight to settle
-                    held = self.estimator.estimate(messages, request.schema)
+                    held = self.estimator.estimate(messages, request.schema, max_tokens)
                     fits = await budget.reserve(held)
                 except BaseException:
                     limiter.release()
@@ -379,6 +442,9 @@ class Judge:
                         return reply, attempts, reply.usage
                     assert reply is not None  # a 200 was read: a reply or why it is not one
                     failure = reply
+                elif (overflow := context_overflow(result.status, result.body)) is not None:
+                    failure = Failure(FailureKind.CONTEXT_LENGTH,
+                                      overflow.message(request.schema_name), result.status)
                 elif (not request.text and len(self._modes) > 1
                       and self._wire.rejects_mode(result.status, result.body)):
                     log.info("judge %s: endpoint rejected %s replies; falling back", self.id, mode)
@@ -422,8 +488,8 @@ class Judge:
             return Failure(FailureKind.SERVER_ERROR,
                            f"the endpoint's HTTP reply is not a valid response ({exc})", 200)
 
-    def _estimate_tokens(self, messages) -> int:
-        return (message_chars(messages) + 3) // 4 + (self.config.max_tokens or 0)
+    def _estimate_tokens(self, messages, max_tokens: int | None) -> int:
+        return (message_chars(messages) + 3) // 4 + (max_tokens or 0)
 
 
 def request_cache_key(config: JudgeConfig, request: JudgeRequest,

@@ -69,10 +69,14 @@ class OpenAIWire:
         mode: str,
         *,
         cache_prefix: int = 0,  # OpenAI caches shared prefixes by itself: nothing to mark
+        max_tokens: int | None = None,
     ) -> dict[str, Any]:
+        """The request body; ``max_tokens``: the completion budget (default: the config's)."""
+        if max_tokens is None:
+            max_tokens = config.max_tokens
         if mode == SIMPLE_EVALS:  # openai/simple-evals' grader request, nothing more
             return exact_body(config.model, messages, temperature=config.temperature,
-                              max_tokens=config.max_tokens)
+                              max_tokens=max_tokens)
         if mode in ("json_mode", "prompt"):
             messages = _with_instruction(messages, json_instruction(schema))
         body: dict[str, Any] = {"model": config.model, "messages": list(messages)}
@@ -87,9 +91,9 @@ class OpenAIWire:
             body["response_format"] = {"type": "json_object"}
         if config.temperature is not None:
             body["temperature"] = config.temperature
-        if config.max_tokens is not None:
+        if max_tokens is not None:
             key = "max_completion_tokens" if config.provider == "openai" else "max_tokens"
-            body[key] = config.max_tokens
+            body[key] = max_tokens
         if config.seed is not None:
             body["seed"] = config.seed
         if config.reasoning_effort is not None:

@@ -39,8 +39,15 @@ class ParseResult:
         return self.data is not None
 
 
-def parse_reply(text: str, schema: dict[str, Any] | None) -> ParseResult:
-    """Parse ``text`` into a JSON object valid for ``schema``; classify the failure if not."""
+def parse_reply(text: str, schema: dict[str, Any] | None,
+                bool_field: str | None = None) -> ParseResult:
+    """Parse ``text`` into a JSON object valid for ``schema`` and free of placeholders
+    (:func:`placeholder`), holding ``bool_field`` (if given) as a JSON boolean; classify the
+    failure if not.
+
+    >>> print(parse_reply('{"criteria_met": "true"}', None, "criteria_met").error)
+    $.criteria_met: expected true or false, got 'true'
+    """
     obj, error = _load_object(text)
     if obj is None:
         return ParseResult(None, FailureKind.UNPARSEABLE, error)
@@ -48,7 +55,35 @@ def parse_reply(text: str, schema: dict[str, Any] | None) -> ParseResult:
         problem = validate(obj, schema)
         if problem:
             return ParseResult(None, FailureKind.SCHEMA_MISMATCH, problem)
+    if bool_field is not None and not isinstance(obj.get(bool_field), bool):
+        return ParseResult(None, FailureKind.SCHEMA_MISMATCH,
+                           f"$.{bool_field}: expected true or false, got {obj.get(bool_field)!r}")
+    problem = placeholder(obj)
+    if problem:
+        return ParseResult(None, FailureKind.SCHEMA_MISMATCH, problem)
     return ParseResult(obj)
+
+
+_PLACEHOLDER = re.compile(r"\s*(?:\.{2,}|…)+\s*")
+
+
+def placeholder(value: Any, path: str = "$") -> str:
+    """The first string of ``value`` that is only an ellipsis (``"..."``, ``"…"``): a model
+    copying the elided part of a prompt's example, not an answer ("" if none).
+
+    >>> placeholder({"criteria": [{"text": "Advises rest.", "points": 5}, {"text": "..."}]})
+    "$.criteria[1].text: '...' is a placeholder, not an answer"
+    """
+    if isinstance(value, str):
+        return (f"{path}: {value!r} is a placeholder, not an answer"
+                if _PLACEHOLDER.fullmatch(value) else "")
+    items = (value.items() if isinstance(value, dict)
+             else enumerate(value) if isinstance(value, list) else ())
+    for key, sub in items:
+        problem = placeholder(sub, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
+        if problem:
+            return problem
+    return ""
 
 
 def _load_object(text: str) -> tuple[dict[str, Any] | None, str]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from assay.judges.completion import CompletionBudget
+
 
 class FailureKind(StrEnum):
     """Why a judge call produced no usable reply. A failure is never a verdict."""
@@ -33,6 +35,12 @@ class FailureKind(StrEnum):
     EMPTY = "empty"
     """A free-text request answered with no visible text (e.g. a reasoning model that spent its
     whole token budget thinking): never an empty answer to grade."""
+    TRUNCATED = "truncated"
+    """A structured reply cut at its completion budget (finish reason ``length``), also after
+    the one retry with the stage's cap: never parsed, never a verdict."""
+    CONTEXT_LENGTH = "context_length"
+    """The endpoint refused the request as longer than its context window (HTTP 400): sending
+    it again cannot help, a larger context or a shorter prompt can."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +112,13 @@ class JudgeRequest:
     prompt: sample ``k > 0`` has its own cache key and, when the config sets a seed, is sent
     with ``seed + k``, so K samples are K draws, not one answer repeated. ``cache_prefix``:
     how many characters at the start of the user message are shared with other requests (an
-    Anthropic judge marks them for prompt caching).
+    Anthropic judge marks them for prompt caching). ``budget``: the completion tokens the reply
+    needs and the cap of a retry when it is cut (:mod:`assay.judges.completion`); a structured
+    request without one gets :data:`~assay.judges.completion.DEFAULT_BUDGET`, a free-text one
+    none (the model under test answers at the length the sampling settings allow).
+    ``bool_field``: a field that the reply must hold as ``true`` or ``false``; a reply without
+    one is sent again as it was, quoting nothing (as simple-evals re-asks HealthBench's grader
+    when ``criteria_met`` is not a boolean), up to the judge's ``max_reasks``.
     """
 
     messages: tuple[dict[str, Any], ...]
@@ -116,6 +130,12 @@ class JudgeRequest:
     # characters at the start of the (first) user message that other requests share: an
     # Anthropic judge marks them with cache_control; not part of the cache key (same text)
     cache_prefix: int = 0
+    # not part of the cache key: a reply that fits its budget is the same reply under a larger
+    # one, and a reply cut at its budget is never stored
+    budget: CompletionBudget | None = None
+    # a field the reply must hold as a JSON boolean, else the same request is sent again,
+    # quoting nothing: simple-evals' rule for HealthBench's "criteria_met"
+    bool_field: str | None = None
     # (judge, cache key) once Judge.cached() has looked the request up and found nothing
     looked_up: tuple[Any, str] | None = field(default=None, init=False, repr=False, compare=False)
 

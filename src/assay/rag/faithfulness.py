@@ -146,8 +146,9 @@ async def conversational_faithfulness(
                              [{"role": "user", "content": prompts.categorisation_prompt(
                                  sentences, template=templates.get(
                                      "categorisation", prompts.LISTING_2_CATEGORISATION))}],
-                             schemas.CATEGORISE_SCHEMA, item_id=item_id,
-                             template_version=prompts.PROMPT_VERSION)
+                             schemas.categorise_schema(len(sentences)), item_id=item_id,
+                             template_version=prompts.PROMPT_VERSION,
+                             budget=schemas.sentences_budget(len(sentences)))
     judged = [SentenceJudgement(text=s, category=c, note=n)
               for s, (c, n) in zip(sentences, categorise(sentences, reply))]
     echoes = unmatched_echoes(sentences, reply)
@@ -166,7 +167,8 @@ async def conversational_faithfulness(
             template=templates.get("grounding", prompts.LISTING_1_GROUNDING))
         verdicts = await caller.ask(schemas.GROUNDING, [{"role": "user", "content": prompt}],
                                     schemas.grounding_schema(len(informative)), item_id=item_id,
-                                    template_version=prompts.PROMPT_VERSION)
+                                    template_version=prompts.PROMPT_VERSION,
+                                    budget=schemas.verdicts_budget(len(informative)))
         # by the statement each verdict repeats, not by its position in the list
         statements = [v["statement"] for v in verdicts["answer"]]
         for verdict, index in zip(verdicts["answer"], match_in_order(texts, statements)):

@@ -62,6 +62,16 @@ class RagOptions(BaseModel):
     """CF at or above this reads as "High" in the Figure 11 diagnosis."""
     templates: dict[str, str] = Field(default_factory=dict)
     """Listings replaced for this judge (:mod:`~assay.rag.prompt_overrides`), by key."""
+    context_tokens: int | None = Field(None, ge=1)
+    """About how many tokens of each turn's retrieved passages the judge sees, all together
+    (None: all of them); for a judge whose context the passages overflow. Every metric is then
+    of the passages as cut: the job's config records it."""
+
+    def job_config(self) -> dict[str, Any]:
+        """The options as the job's config (``context_tokens`` only when set, so a job made
+        before the option resumes as it was)."""
+        return self.model_dump(exclude={"context_tokens"} if self.context_tokens is None
+                               else None)
 
 
 class TurnMetrics(BaseModel):
@@ -109,7 +119,7 @@ class RagGrade(TurnMetrics):
 
 async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions) -> TurnGrade:
     """CF, CR and RA (and the baselines) of one assistant turn; the calls run concurrently."""
-    exchange = item.exchange(turn)
+    exchange = item.exchange(turn, options.context_tokens)
     key = item.id
     jobs: list[Any] = [
         conversational_faithfulness(caller, exchange, item_id=key, empty=options.empty_cf,
@@ -202,7 +212,7 @@ async def grade_rag_async(
 
     options = options or RagOptions()
     config = {"judge": judge.model, "judge_id": judge.id, "prompts": PROMPT_VERSION,
-              **options.model_dump()}
+              **options.job_config()}
     job = JobDir.open(job_dir, kind="rag", config=config)
     try:
         caller = StageCaller(judge, job.store)

@@ -32,6 +32,8 @@ from pydantic_core import PydanticCustomError
 
 from assay.errors import InputError, Issue
 
+CHARS_PER_TOKEN = 4  # the tokenizer-free estimate used wherever Assay counts tokens
+
 Scope = Literal["in_scope", "out_of_scope"]
 TurnSelection = Literal["last", "all"]
 
@@ -174,11 +176,24 @@ class RagItem(BaseModel):
         answers = [i for i, t in enumerate(self.conversation) if t.role == "assistant"]
         return answers if selection == "all" else answers[-1:]
 
-    def exchange(self, turn: int) -> Exchange:
-        """The patient's message, the answer at ``turn``, its passages, and what came before."""
+    def exchange(self, turn: int, context_tokens: int | None = None) -> Exchange:
+        """The patient's message, the answer at ``turn``, its passages, and what came before;
+        with ``context_tokens``, the passages together cut to about that many tokens (shared
+        equally, about 4 characters a token), for a judge with a small context.
+
+        >>> item = RagItem(id="x", scope="in_scope", conversation=[
+        ...     {"role": "user", "content": "Can I drive?"},
+        ...     {"role": "assistant", "content": "Wait.", "context": ["a" * 90, "b" * 90]}])
+        >>> [len(p) for p in item.exchange(1, context_tokens=20).passages]
+        [40, 40]
+        """
         answer = self.conversation[turn]
+        passages = list(answer.context)
+        if context_tokens is not None and passages:
+            share = context_tokens * CHARS_PER_TOKEN // len(passages)
+            passages = [p[:share] for p in passages]
         return Exchange(question=self.conversation[turn - 1].content, answer=answer.content,
-                        passages=list(answer.context), history=list(self.conversation[:turn - 1]))
+                        passages=passages, history=list(self.conversation[:turn - 1]))
 
 
 @dataclass(frozen=True)

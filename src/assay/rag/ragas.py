@@ -73,7 +73,8 @@ async def ragas_faithfulness(caller: Any, exchange: Exchange, *, item_id: str) -
         schemas.RAGAS_STATEMENTS,
         [{"role": "user", "content": prompts.ragas_statements_prompt(exchange.question,
                                                                       exchange.answer)}],
-        schemas.RAGAS_STATEMENTS_SCHEMA, item_id=item_id, template_version=prompts.PROMPT_VERSION)
+        schemas.RAGAS_STATEMENTS_SCHEMA, item_id=item_id, template_version=prompts.PROMPT_VERSION,
+        budget=schemas.RAGAS_STATEMENTS_BUDGET)
     statements = [s.strip() for s in reply["statements"] if s.strip()]
     supported: list[bool] = []
     if statements:
@@ -82,7 +83,7 @@ async def ragas_faithfulness(caller: Any, exchange: Exchange, *, item_id: str) -
             [{"role": "user", "content": prompts.ragas_verification_prompt(exchange.context,
                                                                             statements)}],
             schemas.ragas_verdicts_schema(len(statements)), item_id=item_id,
-            template_version=prompts.PROMPT_VERSION)
+            template_version=prompts.PROMPT_VERSION, budget=schemas.verdicts_budget(len(statements)))
         supported = [v["verdict"] == "Yes" for v in verdicts["verdicts"]]
     value, reason = ragas_faithfulness_ratio(sum(supported), len(statements))
     return RagasFaithfulness(value=value, reason=reason, statements=statements,
@@ -100,7 +101,8 @@ async def ragas_context_relevance(caller: Any, exchange: Exchange, *,
         schemas.RAGAS_CONTEXT,
         [{"role": "user", "content": prompts.ragas_context_prompt(exchange.question,
                                                                    exchange.context)}],
-        schemas.RAGAS_CONTEXT_SCHEMA, item_id=item_id, template_version=prompts.PROMPT_VERSION)
+        schemas.RAGAS_CONTEXT_SCHEMA, item_id=item_id, template_version=prompts.PROMPT_VERSION,
+        budget=schemas.RAGAS_CONTEXT_BUDGET)
     value, reason = ragas_context_relevance_ratio(count_extracted(reply["sentences"]), total)
     return RagasContextRelevance(value=value, reason=reason, context_sentences=total,
                                  extracted=reply["sentences"])

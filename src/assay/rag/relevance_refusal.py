@@ -47,7 +47,8 @@ async def context_relevance(caller: Any, exchange: Exchange, *, item_id: str,
         template=(templates or {}).get("context_relevance", prompts.LISTING_4_CONTEXT_RELEVANCE))
     reply = await caller.ask(schemas.CONTEXT_RELEVANCE, [{"role": "user", "content": prompt}],
                              schemas.CONTEXT_RELEVANCE_SCHEMA, item_id=item_id,
-                             template_version=prompts.PROMPT_VERSION)
+                             template_version=prompts.PROMPT_VERSION,
+                             budget=schemas.CONTEXT_RELEVANCE_BUDGET)
     return ContextRelevance(relevant=reply["output"] == "[[Yes]]",
                             elaboration=reply.get("elaboration", ""))
 
@@ -61,6 +62,7 @@ async def refusal(caller: Any, exchange: Exchange, *, item_id: str,
         template=(templates or {}).get("refusal", prompts.LISTING_3_REFUSAL))
     reply = await caller.ask(schemas.REFUSAL, [{"role": "user", "content": prompt}],
                              schemas.REFUSAL_SCHEMA, item_id=item_id,
-                             template_version=prompts.PROMPT_VERSION)
+                             template_version=prompts.PROMPT_VERSION,
+                             budget=schemas.REFUSAL_BUDGET)
     return Refusal(refused=reply["output"], parts_not_addressed=reply["parts_not_addressed"],
                    parts_addressed=reply["parts_addressed"], summary=reply["summary"])

@@ -328,7 +328,8 @@ class RewardScorer:
             return (f"a judge prompt of {longest:,} characters, over the limit of "
                     f"{MAX_PROMPT_CHARS:,}: not sent to a judge")
         request = JudgeRequest(messages=call.messages, schema=call.schema, schema_name="verdict",
-                               template_version=call.template_version)
+                               template_version=call.template_version, budget=call.budget,
+                               bool_field=call.bool_field)
         reply = await self.judge.ask(request)
         self.calls += 1
         if reply.failure is not None:

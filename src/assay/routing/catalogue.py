@@ -1,7 +1,8 @@
 """Router (b): the whole catalogue in one call, RubricsTree's published selection prompt (P1).
 
-The model returns the selected IDs; IDs that are not in the catalogue (or not eligible) are
-dropped and listed in the routing's ``details["unknown_ids"]``.
+The model returns the selected IDs, an enum of the eligible leaves' IDs (the ones the prompt
+shows): any other ID, or a placeholder such as ``"..."``, does not fit the reply schema and is
+asked again by the judges layer, never kept.
 
 Example::
 
@@ -17,8 +18,9 @@ from assay.jobs import StageCaller, messages_of
 from assay.routing.base import Catalogue, Entry, Router, Selection, Trace, memory_text, query_text
 from assay.routing.prompts import (
     CATALOGUE_PROMPT,
-    CATALOGUE_SCHEMA,
+    catalogue_budget,
     catalogue_prompt,
+    catalogue_schema,
     prompt_version,
 )
 
@@ -38,12 +40,8 @@ class CatalogueRouter(Router):
 
     async def select(self, query, eligible: list[Entry], trace: Trace) -> list[Selection]:
         prompt = catalogue_prompt(query_text(query), memory_text(query), eligible)
-        data = await self.caller.ask(STAGE, messages_of(None, prompt), CATALOGUE_SCHEMA,
-                                     item_id=query.id)
+        ids = [e.id for e in eligible]
+        data = await self.caller.ask(STAGE, messages_of(None, prompt), catalogue_schema(ids),
+                                     item_id=query.id, budget=catalogue_budget(len(ids)))
         trace.calls += 1
-        known = {e.id for e in eligible}
-        ids = [str(i).strip() for i in data.get("rubric_ids", [])]
-        unknown = [i for i in ids if i not in known]
-        if unknown:
-            trace.details["unknown_ids"] = unknown
-        return [Selection(id=i, reason="selected from the catalogue") for i in ids if i in known]
+        return [Selection(id=i, reason="selected from the catalogue") for i in data["rubric_ids"]]

@@ -40,12 +40,15 @@ from typing import Any
 
 from assay.errors import InputError, Issue
 from assay.item import Item
+from assay.judges.completion import CompletionBudget
+from assay.judges.types import Failure, FailureKind
 from assay.metrics.compare import ScoreComparison, compare_scores
 from assay.routing.feedback import PROMPT_VERSION, LeafFeedback, feedback_report, revision_prompt
 from assay.routing.gains import LeafGain, LeafOutcome, axes_of, axis_scores, leaf_gains
 from assay.rubric import Rubric, Taxonomy
 
 STAGE = "revise"
+REVISION_BUDGET = CompletionBudget(2048)  # a rewritten answer (free text: never grown)
 
 
 @dataclass
@@ -215,9 +218,12 @@ async def _revise(work: list[tuple[Item, list[LeafFeedback]]], actor: str, job_d
         item, lines = task
         report = feedback_report(lines)
         prompt = revision_prompt(query_text(item), item.response or "", report)
-        answer = await caller.answer(STAGE, messages_of(None, prompt), item_id=item.id)
+        answer = await caller.answer(STAGE, messages_of(None, prompt), item_id=item.id,
+                                     budget=REVISION_BUDGET)
         if answer.get("finish_reason") == "length":
-            raise StageError(STAGE, item.id, "the revision was cut at the token limit")
+            limit = model.config.max_tokens or REVISION_BUDGET.tokens
+            cut = Failure(FailureKind.TRUNCATED, f"the revision was cut at max_tokens={limit}")
+            raise StageError(STAGE, item.id, str(cut), cut.kind)
         return {"revised": answer["text"], "feedback": report,
                 "finish_reason": answer.get("finish_reason")}
 

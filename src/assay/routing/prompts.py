@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from assay.judges.completion import CompletionBudget
 from assay.routing.base import Entry
 
 CATALOGUE_PROMPT = """\
@@ -126,11 +127,27 @@ Also classify the query as "emergency" (possible red-flag or urgent symptoms), "
 _SLOT = re.compile(r"\{(user_query|health_memory|rubrics_catalog)\}")
 HEALTH_MEMORY_SECTION = "\n### User Health Memory\n{memory}\n"
 
-CATALOGUE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"rubric_ids": {"type": "array", "items": {"type": "string"}}},
-    "required": ["rubric_ids"],
-}
+def catalogue_schema(ids: Sequence[str]) -> dict[str, Any]:
+    """P1's reply: some of the leaf ``ids`` shown (an enum of them), each at most once.
+
+    >>> catalogue_schema(["a1", "a2"])["properties"]["rubric_ids"]
+    {'type': 'array', 'items': {'type': 'string', 'enum': ['a1', 'a2']}, 'maxItems': 2}
+    """
+    return {"type": "object", "required": ["rubric_ids"], "properties": {"rubric_ids": {
+        "type": "array", "items": {"type": "string", "enum": list(ids)}, "maxItems": len(ids)}}}
+
+
+def catalogue_budget(n_ids: int) -> CompletionBudget:
+    """The completion budget of a selection among ``n_ids`` leaves (about 16 tokens an id)."""
+    return CompletionBudget.listing(n_ids, each=16)
+
+
+def tree_budget(n_nodes: int) -> CompletionBudget:
+    """The completion budget of rating ``n_nodes`` nodes (id, relevance, a short reason)."""
+    return CompletionBudget.listing(n_nodes, each=80)
+
+
+RELEVANCE_BUDGET = CompletionBudget(256, cap=1024)
 RELEVANCE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"score": {"type": "integer", "minimum": 1, "maximum": 5},
@@ -140,12 +157,14 @@ RELEVANCE_SCHEMA: dict[str, Any] = {
 QUERY_CLASSES = ("emergency", "broad", "standard", "narrow")
 
 
-def tree_schema(first_level: bool) -> dict[str, Any]:
+def tree_schema(first_level: bool, ids: Sequence[str]) -> dict[str, Any]:
+    """A tree-walk step's reply: ratings of nodes named by ``ids`` (an enum of them)."""
     node = {"type": "object", "required": ["id", "relevance"],
-            "properties": {"id": {"type": "string"},
+            "properties": {"id": {"type": "string", "enum": list(ids)},
                            "relevance": {"type": "number", "minimum": 0, "maximum": 1},
                            "reason": {"type": "string"}}}
-    properties: dict[str, Any] = {"nodes": {"type": "array", "items": node}}
+    properties: dict[str, Any] = {"nodes": {"type": "array", "items": node,
+                                            "maxItems": len(ids)}}
     required = ["nodes"]
     if first_level:
         properties["query_class"] = {"type": "string", "enum": list(QUERY_CLASSES)}

@@ -20,6 +20,7 @@ from typing import Any
 from assay.jobs import StageCaller, messages_of
 from assay.routing.base import Catalogue, Entry, Router, Selection, Trace, memory_text
 from assay.routing.prompts import (
+    RELEVANCE_BUDGET,
     RELEVANCE_PROMPT,
     RELEVANCE_SCHEMA,
     prompt_version,
@@ -52,7 +53,7 @@ class RelevanceRouter(Router):
         async def rate(entry: Entry) -> tuple[Entry, int, str]:
             data = await self.caller.ask(
                 STAGE, messages_of(None, relevance_prompt(conversation, entry.text)),
-                RELEVANCE_SCHEMA, item_id=query.id)
+                RELEVANCE_SCHEMA, item_id=query.id, budget=RELEVANCE_BUDGET)
             return entry, int(data["score"]), str(data.get("justification_short", ""))
 
         # Every rating finishes (and is stored) before a failure is raised, so that a retry of

@@ -24,7 +24,13 @@ from typing import Any, Literal
 
 from assay.jobs import StageCaller, messages_of
 from assay.routing.base import Catalogue, Entry, Router, Selection, Trace, memory_text, query_text
-from assay.routing.prompts import TREE_PROMPT, prompt_version, tree_prompt, tree_schema
+from assay.routing.prompts import (
+    TREE_PROMPT,
+    prompt_version,
+    tree_budget,
+    tree_prompt,
+    tree_schema,
+)
 from assay.rubric import TaxonomyNode
 
 STAGE = "route_tree"
@@ -65,8 +71,11 @@ class TreeWalkRouter(Router):
         while frontier:
             rows = [_row(node, path) for node, path, _ in frontier]
             prompt = tree_prompt(text, memory, rows, depth, first_level=tau is None)
+            # the closed set of ids a rating may name: every node on the way to an eligible
+            # leaf (a rating of a node not shown at this depth is ignored, never an error)
             data = await self.caller.ask(STAGE, messages_of(None, prompt),
-                                         tree_schema(tau is None), item_id=query.id)
+                                         tree_schema(tau is None, sorted(useful)),
+                                         item_id=query.id, budget=tree_budget(len(frontier)))
             trace.calls += 1
             if tau is None:
                 trace.details["query_class"] = data["query_class"]

@@ -31,6 +31,7 @@ STAGES = (ATOMIZE, VERIFY, PERTURB, PAIR_JUDGE, CRITIQUE, REWRITE)
 VERSION = "seed000-v1"  # part of every call's cache key: bump when a prompt changes
 
 _STR = {"type": "string"}
+MAX_ITEMS = 100  # the bound of every list a reply holds: atomic points, rubric items, edits
 
 
 def _object(properties: dict[str, Any], required: Sequence[str]) -> dict[str, Any]:
@@ -41,7 +42,8 @@ def _object(properties: dict[str, Any], required: Sequence[str]) -> dict[str, An
 
 # Loose on the fields cia.sanitize_points coerces one by one (an index as "3", a polarity
 # outside the two): one bad field never discards the other points of the reply.
-ATOMIZE_SCHEMA = _object({"gold_atomic_points": {"type": "array", "items": _object({
+ATOMIZE_SCHEMA = _object({"gold_atomic_points": {"type": "array", "maxItems": MAX_ITEMS,
+                                                  "items": _object({
     "text": _STR, "source_criterion_index": {"type": ["integer", "string", "null"]},
     "axis": {"type": ["string", "null"]}, "polarity": {"type": ["string", "null"]}},
     ["text"])}}, ["gold_atomic_points"])
@@ -179,7 +181,7 @@ PAIR_JUDGE_SCHEMA = _object({
     "decision": {"enum": ["A", "B", "SAME"]},
     "total": _object({"A": {"type": "number"}, "B": {"type": "number"},
                       "delta": {"type": "number"}}, ["A", "B"]),
-    "items": {"type": "array", "items": _object({
+    "items": {"type": "array", "maxItems": MAX_ITEMS, "items": _object({
         "id": {"type": "integer"}, "axis": _STR, "points": {"type": ["number", "string", "null"]},
         "hit_A": {"type": "boolean"}, "hit_B": {"type": "boolean"}}, ["id", "hit_A", "hit_B"])},
 }, ["decision", "total", "items"])
@@ -243,11 +245,11 @@ Rules:
 # --- Refinement ------------------------------------------------------------------------------
 
 CRITIQUE_SCHEMA = _object({
-    "rubric_scores": {"type": "array", "items": _object({
+    "rubric_scores": {"type": "array", "maxItems": MAX_ITEMS, "items": _object({
         "criterion": _STR, "status": _STR, "reason": _STR}, ["criterion", "status"])},
-    "edit_plan": {"type": "array", "items": _object({
+    "edit_plan": {"type": "array", "maxItems": MAX_ITEMS, "items": _object({
         "priority": _STR, "action": _STR, "instruction": _STR}, ["action", "instruction"])},
-    "constraints": {"type": "array", "items": _STR},
+    "constraints": {"type": "array", "maxItems": MAX_ITEMS, "items": _STR},
 }, ["edit_plan"])
 
 REWRITE_SCHEMA = _object({"revised_response": _STR}, ["revised_response"])

@@ -297,7 +297,8 @@ def judge_request(call: PlannedCall) -> Any:
     return JudgeRequest(messages=call.messages, schema=call.schema,
                         schema_name=call.schema_name or ("verdicts" if call.per_item else "verdict"),
                         template_version=call.template_version, sample=call.sample,
-                        cache_prefix=call.cache_prefix)
+                        cache_prefix=call.cache_prefix, budget=call.budget,
+                        bool_field=call.bool_field)
 
 
 def served_from_cache(item: Item, rubric: Rubric | None, grader: Grader,

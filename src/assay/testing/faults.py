@@ -17,7 +17,10 @@ Fault names:
 client gives up), ``malformed`` (the reply text is broken JSON), ``truncated`` (cut short,
 ``finish_reason: length``), ``fenced`` (valid JSON inside code fences with chatter around it),
 ``schema_mismatch`` (valid JSON with the wrong fields), ``refusal`` (the model refuses),
-``bad_envelope`` (HTTP 200 whose body is not JSON).
+``bad_envelope`` (HTTP 200 whose body is not JSON), ``context_overflow``,
+``context_overflow_vllm``, ``context_overflow_openai`` (HTTP 400: the request is longer than
+the model's context, in llama.cpp's, vLLM's and OpenAI's words; see
+:mod:`assay.testing.context_errors`).
 
 Example:
     >>> import random
@@ -38,8 +41,11 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from assay.testing.context_errors import OVERFLOW_FAULTS
+
 FAULTS = ("rate_limit", "server_error", "timeout", "malformed", "truncated", "fenced",
           "schema_mismatch", "refusal", "bad_envelope")
+SCRIPTED_ONLY = OVERFLOW_FAULTS  # named in a script or ``at``; no rate of their own
 
 
 @dataclass
@@ -63,8 +69,9 @@ class Faults:
 
     def __post_init__(self) -> None:
         for name in [*self.script, *(n for names in self.at.values() for n in names)]:
-            if name not in (None, "ok") and name not in FAULTS:
-                raise ValueError(f"unknown fault {name!r}; known: {', '.join(FAULTS)}")
+            if name not in (None, "ok") and name not in FAULTS + SCRIPTED_ONLY:
+                raise ValueError(f"unknown fault {name!r}; known: "
+                                 f"{', '.join(FAULTS + SCRIPTED_ONLY)}")
 
     def next(self, rng: random.Random, text: str = "") -> str | None:
         """The fault of the next request (``text``: its prompt, which ``at`` is matched on)."""

@@ -28,6 +28,7 @@ from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
 from assay.testing.batches import BatchScript, FakeBatches
+from assay.testing.context_errors import OVERFLOW_FAULTS, overflow_reply
 from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
@@ -472,6 +473,10 @@ class FakeJudgeServer:
             return _async(_error(429, "Rate limit reached (fake)", headers, anthropic))
         if fault == "server_error":
             return _async(_error(500, "The server had an error (fake)", None, anthropic))
+        if fault in OVERFLOW_FAULTS:
+            status, payload = overflow_reply(fault)
+            return _async(web.Response(status=status, body=orjson.dumps(payload),
+                                       content_type="application/json"))
         if fault == "bad_envelope":
             return _async(web.Response(body=b'{"choices": [', content_type="application/json"))
         if fault == "timeout":
