@@ -16,7 +16,8 @@ def test_openai_spec_uses_the_openai_url_and_key_variable():
 
 def test_anthropic_spec_speaks_the_native_messages_api():
     cfg = parse_spec("anthropic:claude-sonnet-4-5")
-    assert (cfg.wire, cfg.auth, cfg.max_tokens) == ("anthropic", "x-api-key", 1024)
+    # no max_tokens of its own: each call sends its stage's budget (the Messages API needs one)
+    assert (cfg.wire, cfg.auth, cfg.max_tokens) == ("anthropic", "x-api-key", None)
 
 
 def test_a_url_after_at_overrides_the_preset_url():

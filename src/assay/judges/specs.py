@@ -90,8 +90,6 @@ def parse_spec(spec: str, **overrides: Any) -> JudgeConfig:
         "auth": preset.auth,
         "api_key_env": preset.api_key_env,
     }
-    if preset.wire == "anthropic":
-        fields["max_tokens"] = 1024  # required by the Messages API
     fields.update(overrides)
     try:
         return JudgeConfig(**fields)
