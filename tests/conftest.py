@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -30,3 +32,42 @@ async def serve():
     yield start
     for server in servers:
         await server.stop()
+
+
+# The real-server tier (tests/real_server, marker ``real_server``) needs llama.cpp's server with a
+# tiny model, which scripts/real_server.sh builds, starts and points these tests at. It runs only
+# when ``-m`` names it; every run's summary says whether it ran, so it is never skipped silently.
+REAL_SERVER = "real_server"
+
+
+def pytest_collection_modifyitems(config, items):
+    if REAL_SERVER in (config.getoption("markexpr") or ""):
+        return  # -m chose, as it says
+    tier = [item for item in items if item.get_closest_marker(REAL_SERVER)]
+    if tier:
+        items[:] = [item for item in items if not item.get_closest_marker(REAL_SERVER)]
+        config.hook.pytest_deselected(items=tier)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    reports = [
+        report
+        for outcome in ("passed", "failed", "error")
+        for report in terminalreporter.stats.get(outcome, [])
+        if REAL_SERVER in report.keywords and (report.when == "call" or report.failed)
+    ]
+    if not reports:
+        terminalreporter.write_line(
+            "real-server tier: not run — scripts/real_server.sh runs it "
+            "(llama.cpp's llama-server and a tiny model on loopback)"
+        )
+        return
+    counts = Counter("passed" if report.passed else "failed" for report in reports)
+    url = os.environ.get("ASSAY_REAL_SERVER_URL", "no ASSAY_REAL_SERVER_URL")
+    terminalreporter.write_line(
+        f"real-server tier: ran against {url}: {counts['passed']} passed, {counts['failed']} failed"
+    )
+    for report in reports:
+        for name, value in report.user_properties:
+            if name == "outcome":
+                terminalreporter.write_line(f"  {report.nodeid.split('::')[-1]}: {value}")

@@ -1,0 +1,106 @@
+"""How a smoke test reads what a command left behind: every call a verdict (or a stage's
+parsed reply) or a classified failure, never a traceback, a bug or a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from assay.jobs import CallStore
+from assay.judges import FailureKind
+
+# The kinds a failed call may end as: the judges layer's (whatever it grows to) and a reply
+# the grader could not read. Never "internal" (an exception below the engine: a bug).
+CLASSIFIED = frozenset(kind.value for kind in FailureKind) | {"unreadable_reply"}
+COMMAND_TIMEOUT_S = float(os.environ.get("ASSAY_REAL_SERVER_COMMAND_TIMEOUT_S", "420"))
+ASSAY = [str(Path(sys.executable).parent / "assay")]  # the console script users type
+
+
+def assay(
+    *args: str, cwd: Path, timeout_s: float = COMMAND_TIMEOUT_S, ok_codes: tuple[int, ...] = (0, 4)
+) -> subprocess.CompletedProcess[str]:
+    """Run ``assay ARGS`` as a user would; it must end in time (no hang), print no traceback and
+    exit complete (0) or incomplete (4: some calls failed, each classified)."""
+    try:
+        done = subprocess.run(
+            [*ASSAY, *args],
+            check=False,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            env=os.environ | {"COLUMNS": "200"},
+        )
+    except subprocess.TimeoutExpired as hung:
+        raise AssertionError(
+            f"assay {args[0]} still running after {timeout_s:.0f} s "
+            f"(a hang):\n{_text(hung.stdout)}\n{_text(hung.stderr)}"
+        ) from None
+    output = done.stdout + done.stderr
+    assert "Traceback (most recent call last)" not in output, output
+    assert done.returncode in ok_codes, f"exit {done.returncode}:\n{output}"
+    return done
+
+
+def failure_kind(message: str) -> str:
+    """The kind that starts a stored failure: ``"timeout (HTTP 408): ..."`` -> ``"timeout"``."""
+    return re.split(r"[ :(]", message.strip(), maxsplit=1)[0]
+
+
+def run_outcomes(run_dir: Path) -> Counter[str]:
+    """``verdicts`` and one count per failure kind of a grading run; every call that ended
+    without a verdict must carry a classified error."""
+    db = sqlite3.connect(f"file:{run_dir / 'run.sqlite'}?mode=ro", uri=True)
+    try:
+        calls = db.execute("SELECT key, status FROM calls").fetchall()
+        errors = db.execute("SELECT call_key, kind FROM errors").fetchall()
+        verdicts = db.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+    finally:
+        db.close()
+    assert calls, f"{run_dir}: no call was stored"
+    kinds = {}
+    for key, kind in errors:
+        kinds.setdefault(key, kind)
+        assert kind in CLASSIFIED, f"call {key} failed unclassified: {kind}"
+    for key, status in calls:
+        assert status == "ok" or key in kinds, f"call {key} ended {status!r} with no error"
+    return Counter({"verdicts": verdicts}) + Counter(kinds.values())
+
+
+def job_outcomes(job_dir: Path, items: int) -> Counter[str]:
+    """``ok`` calls and one count per failure kind of a pipeline job; each of its ``items``
+    must end with a result, or failed: a classified failed call or a failure its manifest
+    names."""
+    store = CallStore.open(job_dir / "calls.sqlite")
+    try:
+        calls = list(store.calls())
+        results = store.results()
+    finally:
+        store.close()
+    manifest = json.loads((job_dir / "manifest.json").read_text())
+    assert manifest["status"] in ("complete", "incomplete"), manifest["status"]
+    assert calls, f"{job_dir}: no call was stored"
+    outcomes: Counter[str] = Counter()
+    ended = set(results) | set(manifest.get("failed") or ())
+    for call in calls:
+        if call.ok:
+            outcomes["ok"] += 1
+            continue
+        kind = failure_kind(call.failure or "")
+        assert kind in CLASSIFIED, (
+            f"{call.stage} of {call.item_id} failed unclassified: {call.failure}"
+        )
+        outcomes[kind] += 1
+        ended.add(call.item_id)
+    assert len(ended) >= items, f"{job_dir}: {items} items, ended: {sorted(ended)}"
+    return outcomes
+
+
+def _text(value: str | bytes | None) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else value or ""

@@ -1,0 +1,118 @@
+"""Grading against the real server: HealthBench rows, and a custom rubric in both structured
+modes (``response_format`` json_schema, and llama.cpp's own json_object + schema)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+from .outcomes import assay, run_outcomes
+
+pytestmark = pytest.mark.real_server
+
+HEALTHBENCH = ROOT / "tests" / "data" / "healthbench" / "dev.jsonl"
+ANSWER = "Please see a doctor today; call emergency services if it gets worse."
+
+# Each reply schema the grader asks for: binary, a penalty, ordinal with N/A, nominal.
+RUBRIC = {
+    "id": "bee",
+    "criteria": [
+        {"id": "stinger", "text": "Explains how to remove the stinger.", "weight": 5},
+        {"id": "tweezers", "text": "Recommends squeezing the stinger with tweezers.", "weight": -3},
+        {
+            "id": "pain",
+            "text": "How well is pain relief explained?",
+            "kind": "ordinal",
+            "weight": 4,
+            "options": [
+                {"label": "poorly", "value": 0},
+                {"label": "partly", "value": 0.5},
+                {"label": "well", "value": 1},
+                {"label": "not discussed", "na": True},
+            ],
+        },
+        {
+            "id": "tone",
+            "text": "What is the tone?",
+            "kind": "nominal",
+            "weight": 2,
+            "options": [
+                {"label": "alarmist", "value": 0},
+                {"label": "dismissive", "value": 0},
+                {"label": "calm", "value": 1},
+            ],
+        },
+    ],
+}
+ITEMS = [
+    {
+        "id": "calm",
+        "prompt": "I was stung by a bee. What now?",
+        "response": "Scrape the stinger out with a card, wash the spot and hold ice on it.",
+    },
+    {
+        "id": "alarmist",
+        "prompt": "A bee stung my arm, it is a bit red. What should I do?",
+        "response": "Squeeze the stinger out with tweezers and go to the emergency room now!",
+    },
+]
+
+
+def test_healthbench_rows_end_as_verdicts_or_classified_failures(llama, tmp_path, outcome):
+    rows = smallest_healthbench_rows(5)
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (tmp_path / "responses.jsonl").write_text(
+        "".join(
+            json.dumps({"prompt_id": row["prompt_id"], "response": ANSWER}) + "\n" for row in rows
+        )
+    )
+    assay(
+        "grade",
+        "rows.jsonl",
+        "--healthbench",
+        "--responses",
+        "responses.jsonl",
+        "--judge",
+        llama.spec,
+        "--run-dir",
+        "run",
+        "-q",
+        cwd=tmp_path,
+    )
+    counts = run_outcomes(tmp_path / "run")
+    outcome(counts)
+    assert sum(counts.values()) == sum(len(row["rubrics"]) for row in rows)
+
+
+def smallest_healthbench_rows(n: int) -> list[dict]:
+    """The ``n`` HealthBench rows of the test data with the fewest criteria (one call each, so
+    the tier stays within minutes on a CPU), multi-turn conversations among them."""
+    rows = [json.loads(line) for line in HEALTHBENCH.open()]
+    return sorted(rows, key=lambda row: (len(row["rubrics"]), row["prompt_id"]))[:n]
+
+
+@pytest.mark.parametrize("mode", ["auto", "native"])
+def test_a_custom_rubric_grades_in_each_structured_mode(llama, tmp_path, outcome, mode):
+    (tmp_path / "rubric.yaml").write_text(yaml.safe_dump(RUBRIC))
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(item) + "\n" for item in ITEMS))
+    config = llama.config(tmp_path, local=mode)
+    assay(
+        "grade",
+        "items.jsonl",
+        "--rubric",
+        "rubric.yaml",
+        "--config",
+        str(config),
+        "--judge",
+        "local",
+        "--run-dir",
+        "run",
+        "-q",
+        cwd=tmp_path,
+    )
+    counts = run_outcomes(tmp_path / "run")
+    outcome(counts)
+    assert sum(counts.values()) == len(ITEMS) * len(RUBRIC["criteria"])
