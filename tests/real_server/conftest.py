@@ -26,6 +26,11 @@ class LlamaServer:
     def spec(self) -> str:
         return f"llamacpp:{self.model}@{self.url}/v1"
 
+    @property
+    def slots(self) -> int:
+        """The server's parallel slots: what a local preset's requests in flight follow."""
+        return self.props()["total_slots"]
+
     def props(self) -> dict:
         """llama-server's ``/props``: its slots, context size and chat template."""
         with urllib.request.urlopen(f"{self.url}/props", timeout=10) as reply:

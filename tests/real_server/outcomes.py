@@ -102,5 +102,13 @@ def job_outcomes(job_dir: Path, items: int) -> Counter[str]:
     return outcomes
 
 
+def requests_in_flight(folder: Path) -> dict[str, int]:
+    """The requests in flight each judge was allowed, as a run's or a job's manifest records."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    if "timing" in manifest:  # a grading run: per session
+        manifest = manifest["timing"]["sessions"][-1]
+    return {judge: entry["max_in_flight"] for judge, entry in manifest["in_flight"].items()}
+
+
 def _text(value: str | bytes | None) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else value or ""

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from .conftest import ROOT
-from .outcomes import assay, run_outcomes
+from .outcomes import assay, requests_in_flight, run_outcomes
 
 pytestmark = pytest.mark.real_server
 
@@ -85,6 +85,7 @@ def test_healthbench_rows_end_as_verdicts_or_classified_failures(llama, tmp_path
     counts = run_outcomes(tmp_path / "run")
     outcome(counts)
     assert sum(counts.values()) == sum(len(row["rubrics"]) for row in rows)
+    assert set(requests_in_flight(tmp_path / "run").values()) == {llama.slots}
 
 
 def smallest_healthbench_rows(n: int) -> list[dict]:
@@ -116,3 +117,4 @@ def test_a_custom_rubric_grades_in_each_structured_mode(llama, tmp_path, outcome
     counts = run_outcomes(tmp_path / "run")
     outcome(counts)
     assert sum(counts.values()) == len(ITEMS) * len(RUBRIC["criteria"])
+    assert set(requests_in_flight(tmp_path / "run").values()) == {llama.slots}

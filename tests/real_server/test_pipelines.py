@@ -9,7 +9,7 @@ import json
 import pytest
 
 from .conftest import EXAMPLES
-from .outcomes import assay, job_outcomes
+from .outcomes import assay, job_outcomes, requests_in_flight
 
 pytestmark = pytest.mark.real_server
 
@@ -44,6 +44,7 @@ def test_one_generation_query(llama, tmp_path, outcome):
     )
     counts = job_outcomes(tmp_path / "rubrics.jsonl.job", items=1)
     outcome(counts)
+    assert set(requests_in_flight(tmp_path / "rubrics.jsonl.job").values()) == {llama.slots}
 
 
 def test_one_rag_item(llama, tmp_path, outcome):
@@ -52,6 +53,7 @@ def test_one_rag_item(llama, tmp_path, outcome):
     assay("rag", "grade", "items.jsonl", "--judge", llama.spec, "--out", "rag", "-q", cwd=tmp_path)
     counts = job_outcomes(tmp_path / "rag", items=1)
     outcome(counts)
+    assert set(requests_in_flight(tmp_path / "rag").values()) == {llama.slots}
 
 
 def test_one_routing_call(llama, tmp_path, outcome):
@@ -76,6 +78,7 @@ def test_one_routing_call(llama, tmp_path, outcome):
     )
     counts = job_outcomes(tmp_path / "routing", items=1)
     outcome(counts)
+    assert set(requests_in_flight(tmp_path / "routing").values()) == {llama.slots}
     assert sum(counts.values()) == 1  # the catalogue router: one call per item
     routes = [json.loads(line) for line in (tmp_path / "routes.jsonl").read_text().splitlines()]
     assert len(routes) <= 1
