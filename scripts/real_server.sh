@@ -16,6 +16,7 @@
 #   ASSAY_REAL_SERVER_PORT   loopback port (default 18080)
 #   ASSAY_REAL_SERVER_CTX    context size in tokens, split between the slots (default 32768: 8192 each)
 #   ASSAY_REAL_SERVER_SLOTS  parallel slots (default 4)
+#   ASSAY_REAL_SERVER_COMMAND_TIMEOUT_S  how long one assay command of a test may run (default 420)
 #   PYTHON                   interpreter with Assay and pytest (default .venv/bin/python or python3)
 #   JOBS                     build jobs (default: number of cores)
 set -euo pipefail
@@ -80,6 +81,7 @@ build_server() {
     done
     command -v ninja >/dev/null && generator=(-G Ninja)
     # Only what llama-server needs: no tests, examples, web UI download, HTTPS or shared libs.
+    # GGML_NATIVE tunes the binary to this CPU: give machines with other CPUs their own cache.
     cmake -S "$SRC_DIR/llama.cpp" -B "$BUILD_DIR" "${generator[@]}" \
         -DCMAKE_BUILD_TYPE=Release \
         -DBUILD_SHARED_LIBS=OFF \
