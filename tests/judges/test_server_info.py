@@ -64,6 +64,18 @@ async def test_a_local_presets_requests_in_flight_follow_the_servers_slots(serve
     }
 
 
+async def test_a_judge_never_checked_asks_the_server_before_its_first_requests(serve):
+    # assay route run, assay serve and the Python API make no preflight: the first requests
+    # wait for the one question to the server, then go out at most as many as its slots
+    server = await serve(server=llama_cpp(slots=2), latency=0.05)
+    judge = judge_for(server, provider="llamacpp")
+    async with judge:
+        replies = await asyncio.gather(*(judge.ask(request(f"c{i}")) for i in range(12)))
+    assert all(reply.ok for reply in replies)
+    assert server.peak_in_flight == 2 and judge.server is not None
+    assert judge.in_flight["max_in_flight"] == 2
+
+
 async def test_a_users_limit_wins_over_the_servers_slots(serve):
     server = await serve(server=llama_cpp(slots=2), latency=0.05)
     judge = judge_for(server, provider="llamacpp", limits=Limits(max_in_flight=6))

@@ -110,6 +110,10 @@ class Judge:
         self.timeouts = AttemptTimeouts(  # fitted to the endpoint if unset
             config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s))
         self.server: ServerInfo | None = None  # what the server said of itself, once asked
+        self._server_asked: asyncio.Future[None] | None = None  # done once it has answered
+        # A local preset's server is asked before the judge's first request, whoever made it:
+        # its slots are the requests in flight (not every command makes the preflight).
+        self._asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -164,19 +168,28 @@ class Judge:
         longer. A local preset's judge then asks the server about itself
         (:meth:`discover_server`)."""
         await self._preflight(timeout_s)
-        if self.config.provider in LOCAL_PRESETS:
+        if self._asks_server:
             await self.discover_server()
 
     async def discover_server(self) -> ServerInfo | None:
         """What the server says of itself (:mod:`assay.judges.server_info`: context size,
         parallel slots), asked once; the slots become the requests in flight unless the user
-        chose a number (``limits.max_in_flight``, ``--concurrency``)."""
-        if self.server is None and self.config.wire == "openai":
-            server = self.server = await discover(self._transport, self.model)
-            if server is not None and server.slots is not None and self.limiter.follow_server(
-                    server.slots, f"{server.source} total_slots"):
-                log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
-                         self.limiter.in_flight_source)
+        chose a number (``limits.max_in_flight``, ``--concurrency``). Concurrent callers wait
+        for the one question."""
+        if self.config.wire != "openai":
+            return None
+        asked = self._server_asked
+        if asked is None:
+            asked = self._server_asked = asyncio.get_running_loop().create_future()
+            try:
+                server = self.server = await discover(self._transport, self.model)
+                if server is not None and server.slots is not None and self.limiter.follow_server(
+                        server.slots, f"{server.source} total_slots"):
+                    log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
+                             self.limiter.in_flight_source)
+            finally:
+                asked.set_result(None)
+        await asyncio.shield(asked)
         return self.server
 
     async def _preflight(self, timeout_s: float) -> None:
@@ -395,6 +408,8 @@ class Judge:
             problem = await self._checked()
             if problem is not None:
                 return _Failed(problem, ""), attempts, Usage()
+        if self._asks_server and (self._server_asked is None or not self._server_asked.done()):
+            await self.discover_server()
         while True:
             mode = TEXT_MODE if request.text else self._modes[0]
             body = self.request_body(request, messages, mode, max_tokens)
