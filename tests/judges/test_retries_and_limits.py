@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from email.utils import formatdate
@@ -41,6 +42,21 @@ async def test_retry_after_is_capped_by_the_policy(serve):
     async with judge_for(server, retry=policy) as judge:
         reply = await asyncio.wait_for(judge.ask(request()), timeout=5)
     assert reply.ok
+
+
+async def test_a_wait_for_retry_after_does_not_grow_the_backoff_of_a_later_500(serve, caplog):
+    # Two 429s, each honoured for its Retry-After, then a 500: that 500 is the call's first
+    # backoff (base · 2⁰), not its third (base · 2²).
+    caplog.set_level(logging.DEBUG, logger="assay.judges")
+    server = await serve(faults=Faults(script=["rate_limit", "rate_limit", "server_error",
+                                               "server_error"], retry_after=0.01))
+    policy = RetryPolicy(max_retries=4, base_delay_s=0.02, jitter=False)
+    async with judge_for(server, retry=policy) as judge:
+        reply = await judge.ask(request())
+    assert reply.ok and reply.attempts == 5
+    delays = [record.getMessage().rsplit(" in ", 1)[1] for record in caplog.records
+              if "; retry " in record.getMessage()]
+    assert delays == ["0.01 s", "0.01 s", "0.02 s", "0.04 s"]
 
 
 async def test_persistent_429s_end_as_a_rate_limit_failure(serve):

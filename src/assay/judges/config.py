@@ -55,7 +55,8 @@ class RetryPolicy(BaseModel):
     """Exponential backoff with full jitter, honouring ``Retry-After`` up to a ceiling.
 
     Retried: transport errors, timeouts, 429 and 5xx. ``max_retries`` counts retries after
-    the first attempt.
+    the first attempt. The backoff's exponent counts the call's retries that backed off; one
+    that waited the server's ``Retry-After`` instead does not grow it.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -18,7 +18,9 @@ Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeo
 the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
 in about half a second on a fast endpoint and still gets a minute on a slow one. A timeout is
 retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
-(:mod:`assay.judges.limits`).
+(:mod:`assay.judges.limits`). A 429 with ``Retry-After`` waits what the server asks; the
+exponential backoff grows only with the retries that backed off, so a call that was asked to
+wait twice does not then wait 2² times longer for its first 500.
 """
 
 from __future__ import annotations
@@ -389,6 +391,7 @@ class Judge:
                         ) -> tuple[Any, int, Usage]:
         """One logical call: HTTP attempts with retries and format downgrades."""
         attempts, retries, timed_out = 0, 0, 0
+        backed_off = 0  # retries that waited a backoff (not a server's Retry-After)
         policy = self.config.retry
         limiter = self.limiter
         if self._deferred_check is not False:
@@ -466,8 +469,9 @@ class Judge:
                     timed_out += 1
             if not is_retryable(failure.kind, failure.status) or retries >= policy.max_retries:
                 return _Failed(failure, raw), attempts, Usage()
-            delay = retry_delay(retries, policy, retry_after, self._rng)
+            delay = retry_delay(backed_off, policy, retry_after, self._rng)
             retries += 1
+            backed_off += retry_after is None
             if log.isEnabledFor(10):
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:
