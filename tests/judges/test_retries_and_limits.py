@@ -161,7 +161,7 @@ async def test_server_errors_and_timeouts_are_retried_but_do_not_narrow(serve):
 
 
 async def test_a_hung_request_times_out_on_a_timeout_fitted_to_the_endpoint(serve):
-    # 16 quick replies fit the timeout (0.25 s here: the floor); the 17th request hangs for 30 s
+    # 16 quick replies fit the timeout (0.1 s here: the floor); the 17th request hangs for 30 s
     # and the default ceiling is 60 s: it must give up on it long before that.
     server = await serve(faults=Faults(script=[None] * 16 + ["timeout"], hang_s=30.0), latency=0.005)
     async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:

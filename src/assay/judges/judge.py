@@ -16,7 +16,7 @@ and settles it with its real cost (:mod:`assay.judges.budget`).
 
 Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
 the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
-in about half a second on a fast endpoint and still gets a minute on a slow one. A timeout is
+in a fraction of a second on a fast endpoint and still gets a minute on a slow one. A timeout is
 retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
 (:mod:`assay.judges.limits`). A 429 with ``Retry-After`` waits what the server asks; the
 exponential backoff grows only with the retries that backed off, so a call that was asked to
