@@ -54,9 +54,36 @@ async def test_a_wait_for_retry_after_does_not_grow_the_backoff_of_a_later_500(s
     async with judge_for(server, retry=policy) as judge:
         reply = await judge.ask(request())
     assert reply.ok and reply.attempts == 5
-    delays = [record.getMessage().rsplit(" in ", 1)[1] for record in caplog.records
-              if "; retry " in record.getMessage()]
-    assert delays == ["0.01 s", "0.01 s", "0.02 s", "0.04 s"]
+    assert retry_delays(caplog) == ["0.01 s", "0.01 s", "0.02 s", "0.04 s"]
+
+
+def retry_delays(caplog) -> list[str]:
+    return [record.getMessage().rsplit(" in ", 1)[1] for record in caplog.records
+            if "; retry " in record.getMessage()]
+
+
+async def test_500s_among_mostly_good_answers_are_retried_after_the_base_backoff(serve, caplog):
+    # 16 good answers, then one call meets three 500s: the endpoint is healthy (3 failures in
+    # 19 answers), so none of its retries waits longer than the first.
+    caplog.set_level(logging.DEBUG, logger="assay.judges")
+    server = await serve(faults=Faults(script=[None] * 16 + ["server_error"] * 3))
+    policy = RetryPolicy(max_retries=4, base_delay_s=0.02, jitter=False)
+    async with judge_for(server, retry=policy) as judge:
+        for i in range(16):
+            assert (await judge.ask(request(f"c{i}"))).ok
+        reply = await judge.ask(request())
+    assert reply.ok and reply.attempts == 4
+    assert retry_delays(caplog) == ["0.02 s", "0.02 s", "0.02 s"]
+
+
+async def test_an_endpoint_failing_most_requests_gets_exponential_backoff(serve, caplog):
+    caplog.set_level(logging.DEBUG, logger="assay.judges")
+    server = await serve(faults=Faults(server_error=1.0))
+    policy = RetryPolicy(max_retries=4, base_delay_s=0.01, jitter=False)
+    async with judge_for(server, retry=policy) as judge:
+        replies = [await judge.ask(request(f"c{i}")) for i in range(3)]
+    assert all(r.failure.kind is FailureKind.SERVER_ERROR for r in replies)
+    assert retry_delays(caplog) == ["0.01 s", "0.02 s", "0.04 s", "0.08 s"] * 3
 
 
 async def test_persistent_429s_end_as_a_rate_limit_failure(serve):

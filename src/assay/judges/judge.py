@@ -20,7 +20,9 @@ in a fraction of a second on a fast endpoint and still gets a minute on a slow o
 retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
 (:mod:`assay.judges.limits`). A 429 with ``Retry-After`` waits what the server asks; the
 exponential backoff grows only with the retries that backed off, so a call that was asked to
-wait twice does not then wait 2² times longer for its first 500.
+wait twice does not then wait 2² times longer for its first 500, and only while the endpoint
+is in trouble (:class:`~assay.judges.retry.EndpointHealth`): a 500 among mostly good answers
+is retried after the base backoff however many the call had.
 """
 
 from __future__ import annotations
@@ -45,7 +47,13 @@ from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
-from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
+from assay.judges.retry import (
+    EndpointHealth,
+    classify_status,
+    is_retryable,
+    parse_retry_after,
+    retry_delay,
+)
 from assay.judges.secrets import redact, redact_data
 from assay.judges.server_info import ServerInfo, discover
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
@@ -112,6 +120,7 @@ class Judge:
         self.timeouts = AttemptTimeouts(  # fitted to the endpoint if unset
             config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s))
         self.server: ServerInfo | None = None  # what the server said of itself, once asked
+        self.health = EndpointHealth()  # whether a call's backoff grows (assay.judges.retry)
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -440,6 +449,7 @@ class Judge:
                 raw = result.body.decode("utf-8", "replace")
                 if result.status == 200:
                     self.timeouts.replied(time.perf_counter() - sent)
+                    self.health.answered(True)
                     if isinstance(reply, WireReply):
                         limiter.record_success(estimate, reply.usage.total_tokens)
                         return reply, attempts, reply.usage
@@ -467,9 +477,13 @@ class Judge:
                 if failure.kind is FailureKind.TIMEOUT:
                     self.timeouts.timed_out(attempt.limit)
                     timed_out += 1
-            if not is_retryable(failure.kind, failure.status) or retries >= policy.max_retries:
+            retryable = is_retryable(failure.kind, failure.status)
+            if retryable and failure.kind is not FailureKind.RATE_LIMIT:
+                self.health.answered(False)  # a 5xx, a timeout, a dropped connection
+            if not retryable or retries >= policy.max_retries:
                 return _Failed(failure, raw), attempts, Usage()
-            delay = retry_delay(backed_off, policy, retry_after, self._rng)
+            delay = retry_delay(backed_off if self.health.troubled else 0, policy, retry_after,
+                                self._rng)
             retries += 1
             backed_off += retry_after is None
             if log.isEnabledFor(10):
