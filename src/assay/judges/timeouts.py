@@ -8,8 +8,9 @@ the endpoint*:
   never below :data:`FLOOR_S` nor above the ceiling, refitted every :data:`FIT_AFTER` replies;
 * once the window is full it is also at most ``SLOWEST_MULTIPLE ×`` its slowest reply: with
   256 replies the tail is well seen, and an attempt twice as slow as every one of them is hung,
-  not slow. On an endpoint whose latencies are tight (a local server, the 50 ms fake judge)
-  this is the nearer bound; on one with a long tail (answers of varied length) ``4 × p99``;
+  not slow. Where the slowest replies are within twice the p99 (tight latencies: a local
+  server, the 50 ms fake judge) this is the nearer bound; where a few outliers lie beyond it,
+  ``4 × p99`` stays the bound;
 * attempts already in flight follow a refit (their deadline becomes send time + the new
   timeout), so a request that hung before the first fit is let go as soon as there is one;
 * a call's retry after a timeout waits twice as long as the attempt that timed out (up to the
