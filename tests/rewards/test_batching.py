@@ -28,6 +28,17 @@ async def turns(n: int = 3) -> None:
         await asyncio.sleep(0)
 
 
+async def one_batch_in_flight(window_s: float = HOUR):
+    """(scorer, batcher, the task of "a"): "a" is being scored, and stays so until
+    ``scorer.open`` is set."""
+    scorer = Gated()
+    batcher = MicroBatcher(scorer, window_s=window_s)
+    first = asyncio.create_task(batcher.submit(["a"]))
+    await turns()
+    assert scorer.batches == [["a"]]
+    return scorer, batcher, first
+
+
 async def test_a_lone_submission_is_scored_at_once_not_after_the_window():
     scorer = Gated()
     batcher = MicroBatcher(scorer, window_s=HOUR)
@@ -49,10 +60,7 @@ async def test_submissions_of_one_loop_turn_share_a_batch():
 
 
 async def test_while_a_batch_runs_a_submission_waits_for_the_request_being_read():
-    scorer = Gated()
-    batcher = MicroBatcher(scorer, window_s=HOUR)
-    first = asyncio.create_task(batcher.submit(["a"]))
-    await turns()
+    scorer, batcher, first = await one_batch_in_flight()
     body = asyncio.Event()
 
     async def request(items):
@@ -73,10 +81,7 @@ async def test_while_a_batch_runs_a_submission_waits_for_the_request_being_read(
 
 
 async def test_a_request_that_leaves_without_submitting_releases_the_queue():
-    scorer = Gated()
-    batcher = MicroBatcher(scorer, window_s=HOUR)
-    first = asyncio.create_task(batcher.submit(["a"]))
-    await turns()
+    scorer, batcher, first = await one_batch_in_flight()
     with batcher.incoming():
         waiting = asyncio.create_task(batcher.submit(["b"]))
         await turns()
@@ -88,10 +93,7 @@ async def test_a_request_that_leaves_without_submitting_releases_the_queue():
 
 
 async def test_with_nothing_being_read_a_submission_runs_beside_the_batch_in_flight():
-    scorer = Gated()
-    batcher = MicroBatcher(scorer, window_s=HOUR)
-    first = asyncio.create_task(batcher.submit(["a"]))
-    await turns()
+    scorer, batcher, first = await one_batch_in_flight()
     second = asyncio.create_task(batcher.submit(["b"]))
     await turns()
     assert scorer.batches == [["a"], ["b"]]
@@ -100,10 +102,7 @@ async def test_with_nothing_being_read_a_submission_runs_beside_the_batch_in_fli
 
 
 async def test_when_the_batch_in_flight_ends_a_waiting_submission_is_scored():
-    scorer = Gated()
-    batcher = MicroBatcher(scorer, window_s=HOUR)
-    first = asyncio.create_task(batcher.submit(["a"]))
-    await turns()
+    scorer, batcher, first = await one_batch_in_flight()
     with batcher.incoming():
         waiting = asyncio.create_task(batcher.submit(["b"]))
         await turns()
@@ -114,10 +113,7 @@ async def test_when_the_batch_in_flight_ends_a_waiting_submission_is_scored():
 
 
 async def test_the_window_bounds_the_wait_for_a_request_that_is_slow_to_arrive():
-    scorer = Gated()
-    batcher = MicroBatcher(scorer, window_s=0.01)
-    first = asyncio.create_task(batcher.submit(["a"]))
-    await turns()
+    scorer, batcher, first = await one_batch_in_flight(window_s=0.01)
     with batcher.incoming():  # a body that does not come within the window
         waiting = asyncio.create_task(batcher.submit(["b"]))
         for _ in range(1000):
