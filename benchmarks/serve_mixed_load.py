@@ -13,7 +13,8 @@ calls). For each C (requests in flight) two paths run:
   ``--max-body-bytes``), sent to ``assay serve`` (its own process) over HTTP, C in flight.
 
 Each path runs ``--rounds`` times, alternating, and the best round of each is kept (the shared
-machine's load varies between rounds). Checked: no good request failed, every bad one got a
+machine's load varies between rounds); the ratio within each round (the two paths back to
+back) is printed too, as its median and range. Checked: no good request failed, every bad one got a
 4xx; printed: good requests/s of each path and their ratio (the target: at least 0.9), p50/p99
 latency of good requests, and the server's CPU per good request. Nothing here runs in the tests.
 
@@ -194,17 +195,19 @@ def main() -> None:
             offset = 0
             for c in levels:
                 best: dict[str, dict] = {}
+                ratios = []
                 for round_ in range(args.rounds):
                     runs = (("direct (judge, no server)", None, partial(
                                 direct, judge_url, rubric, n_good, c, args.judge_concurrency)),
                             ("assay serve (HTTP, mixed)", server_process.pid, partial(
                                 served, url, n_good, n_bad, c, offset, seed=round_)))
                     offset += n_good + n_bad
-                    for label, pid, run in runs:
-                        result = timed(run, pid)
+                    results = [timed(run, pid) for _, pid, run in runs]
+                    for (label, _, _), result in zip(runs, results, strict=True):
                         if label not in best or result["rps"] > best[label]["rps"]:
                             best[label] = result
-                rows.append((c, best))
+                    ratios.append(results[1]["rps"] / results[0]["rps"])
+                rows.append((c, best, ratios))
         finally:
             for process in (server_process, judge_process):
                 process.terminate()
@@ -217,13 +220,16 @@ def main() -> None:
           f"{'CPU ms/good':>11} {'good failed':>11} {'bad not 4xx':>11} {'ratio':>6}")
     print("-" * 102)
     statuses: Counter[tuple[str, int]] = Counter()
-    for c, best in rows:
+    for c, best, _ in rows:
         base = best["direct (judge, no server)"]["rps"]
         for label, r in best.items():
             statuses.update(r["statuses"])
             print(f"{c:4d} {label:27} {r['rps']:10.0f} {r['p50']:7.1f} {r['p99']:7.1f} "
                   f"{r['cpu_ms']:11.2f} {r['good_failed']:11d} {r['bad_not_4xx']:11d} "
                   f"{r['rps'] / base:6.2f}")
+    print("\nratio within each round (served / direct, run back to back): " + "; ".join(
+        f"C={c}: median {statistics.median(ratios):.2f}, range {min(ratios):.2f}-"
+        f"{max(ratios):.2f} over {len(ratios)}" for c, _, ratios in rows))
     print("\nreplies by kind (best rounds): " + ", ".join(
         f"{kind} {status}: {n}" for (kind, status), n in sorted(statuses.items())))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from email.utils import formatdate
@@ -41,6 +42,48 @@ async def test_retry_after_is_capped_by_the_policy(serve):
     async with judge_for(server, retry=policy) as judge:
         reply = await asyncio.wait_for(judge.ask(request()), timeout=5)
     assert reply.ok
+
+
+async def test_a_wait_for_retry_after_does_not_grow_the_backoff_of_a_later_500(serve, caplog):
+    # Two 429s, each honoured for its Retry-After, then a 500: that 500 is the call's first
+    # backoff (base · 2⁰), not its third (base · 2²).
+    caplog.set_level(logging.DEBUG, logger="assay.judges")
+    server = await serve(faults=Faults(script=["rate_limit", "rate_limit", "server_error",
+                                               "server_error"], retry_after=0.01))
+    policy = RetryPolicy(max_retries=4, base_delay_s=0.02, jitter=False)
+    async with judge_for(server, retry=policy) as judge:
+        reply = await judge.ask(request())
+    assert reply.ok and reply.attempts == 5
+    assert retry_delays(caplog) == ["0.01 s", "0.01 s", "0.02 s", "0.04 s"]
+
+
+def retry_delays(caplog) -> list[str]:
+    return [record.getMessage().rsplit(" in ", 1)[1] for record in caplog.records
+            if "; retry " in record.getMessage()]
+
+
+async def test_500s_among_mostly_good_answers_are_retried_after_the_base_backoff(serve, caplog):
+    # 16 good answers, then one call meets three 500s: the endpoint is healthy (3 failures in
+    # 19 answers), so none of its retries waits longer than the first.
+    caplog.set_level(logging.DEBUG, logger="assay.judges")
+    server = await serve(faults=Faults(script=[None] * 16 + ["server_error"] * 3))
+    policy = RetryPolicy(max_retries=4, base_delay_s=0.02, jitter=False)
+    async with judge_for(server, retry=policy) as judge:
+        for i in range(16):
+            assert (await judge.ask(request(f"c{i}"))).ok
+        reply = await judge.ask(request())
+    assert reply.ok and reply.attempts == 4
+    assert retry_delays(caplog) == ["0.02 s", "0.02 s", "0.02 s"]
+
+
+async def test_an_endpoint_failing_most_requests_gets_exponential_backoff(serve, caplog):
+    caplog.set_level(logging.DEBUG, logger="assay.judges")
+    server = await serve(faults=Faults(server_error=1.0))
+    policy = RetryPolicy(max_retries=4, base_delay_s=0.01, jitter=False)
+    async with judge_for(server, retry=policy) as judge:
+        replies = [await judge.ask(request(f"c{i}")) for i in range(3)]
+    assert all(r.failure.kind is FailureKind.SERVER_ERROR for r in replies)
+    assert retry_delays(caplog) == ["0.01 s", "0.02 s", "0.04 s", "0.08 s"] * 3
 
 
 async def test_persistent_429s_end_as_a_rate_limit_failure(serve):
@@ -145,7 +188,7 @@ async def test_server_errors_and_timeouts_are_retried_but_do_not_narrow(serve):
 
 
 async def test_a_hung_request_times_out_on_a_timeout_fitted_to_the_endpoint(serve):
-    # 16 quick replies fit the timeout (0.25 s here: the floor); the 17th request hangs for 30 s
+    # 16 quick replies fit the timeout (0.1 s here: the floor); the 17th request hangs for 30 s
     # and the default ceiling is 60 s: it must give up on it long before that.
     server = await serve(faults=Faults(script=[None] * 16 + ["timeout"], hang_s=30.0), latency=0.005)
     async with judge_for(server, limits={"max_in_flight": 1}, retry={"base_delay_s": 0}) as judge:

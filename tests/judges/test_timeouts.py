@@ -12,6 +12,7 @@ from assay.judges.timeouts import (
     FIT_AFTER,
     FLOOR_S,
     OUTCOMES,
+    WINDOW,
     AttemptTimeouts,
     fitted_timeout,
 )
@@ -28,9 +29,20 @@ def test_the_fitted_timeout_is_four_times_the_nearest_rank_p99():
     assert fitted_timeout([0.1] * 253 + [0.3, 5.0, 9.0]) == pytest.approx(1.2)
 
 
+def test_a_full_window_fits_at_most_twice_its_slowest_reply():
+    # 256 replies of 50-60 ms: 4 x p99 (the 254th, 0.06 s) is 0.24 s; twice the slowest 0.12 s
+    tight = [0.05] * 200 + [0.06] * 56
+    assert fitted_timeout(tight) == pytest.approx(0.12)
+    assert fitted_timeout(tight[:WINDOW - 1]) == pytest.approx(0.24)  # not full: 4 x p99
+    # a long tail: the p99 is near the slowest, and twice the slowest is the nearer bound
+    assert fitted_timeout([1.0] * 250 + [3.0] * 6) == pytest.approx(6.0)
+    # outliers beyond the p99: 4 x p99 (0.4 s) is the nearer bound, as before
+    assert fitted_timeout([0.1] * 254 + [5.0, 9.0]) == pytest.approx(0.4)
+
+
 def test_the_fitted_timeout_stays_between_the_floor_and_the_ceiling():
-    assert FLOOR_S == 0.25 and DEFAULT_TIMEOUT_S == 60.0
-    assert fitted_timeout([0.01] * 50) == 0.25  # 0.04 s: the floor
+    assert FLOOR_S == 0.1 and DEFAULT_TIMEOUT_S == 60.0
+    assert fitted_timeout([0.01] * 50) == 0.1  # 0.04 s: the floor
     assert fitted_timeout([30.0] * 50) == 60.0  # 120 s: the default ceiling
     assert fitted_timeout([1.0] * 50, ceiling=2.5) == 2.5
 
@@ -124,7 +136,7 @@ async def test_a_user_timeout_is_what_each_attempt_waits(serve):
 async def test_one_watch_lets_go_only_the_attempts_past_their_deadline():
     timeouts = AttemptTimeouts()
     for _ in range(FIT_AFTER):
-        timeouts.replied(0.01)  # the floor: 0.25 s
+        timeouts.replied(0.01)  # the floor: 0.1 s
     loop = asyncio.get_running_loop()
 
     async def attempt(wait: float) -> float:
@@ -145,16 +157,16 @@ async def test_one_watch_lets_go_only_the_attempts_past_their_deadline():
 async def test_an_attempt_in_flight_is_not_let_go_before_a_lengthened_deadline():
     timeouts = AttemptTimeouts(ceiling_s=1.0)
     for _ in range(FIT_AFTER):
-        timeouts.replied(0.01)  # 0.25 s
+        timeouts.replied(0.01)  # the floor: 0.1 s
     loop = asyncio.get_running_loop()
     sent = loop.time()
     with pytest.raises(TimeoutError):
         async with timeouts.attempt() as attempt:
             for _ in range(OUTCOMES // 2):
-                timeouts.timed_out(0.25)  # half of the recent outcomes: the timeout doubles
-            assert attempt.limit == timeouts.seconds == 0.5
+                timeouts.timed_out(0.1)  # half of the recent outcomes: the timeout doubles
+            assert attempt.limit == timeouts.seconds == 0.2
             await asyncio.sleep(3600)
-    assert loop.time() - sent >= 0.5  # the watch set for 0.25 s looked again and waited
+    assert loop.time() - sent >= 0.2  # the watch set for 0.1 s looked again and waited
 
 
 def test_a_seed_of_enough_stored_latencies_fits_the_timeout_at_once():
@@ -171,7 +183,7 @@ def test_a_seed_of_too_few_latencies_leaves_the_ceiling():
 
 def test_the_sessions_own_replies_refit_a_seeded_timeout_from_themselves_alone():
     timeouts = AttemptTimeouts()
-    timeouts.seed([2.0] * 256)  # a loaded run's latencies, waits for a free slot included
+    timeouts.seed([2.0] * 100)  # a loaded run's latencies, waits for a free slot included
     assert timeouts.seconds == 8.0
     for _ in range(FIT_AFTER):
         timeouts.replied(0.1)

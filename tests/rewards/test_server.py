@@ -123,17 +123,43 @@ async def test_a_client_over_its_concurrency_limit_gets_429(reward_server):
         response.release()
 
 
-async def test_concurrent_requests_share_one_scorer_batch(reward_server):
-    url, server = await reward_server(batch_window_ms=50)
+async def test_a_request_arriving_while_a_batch_runs_shares_the_next_batch(reward_server):
+    url, server = await reward_server(latency=2.0, batch_window_ms=3_600_000)
+
+    async def until(condition):
+        for _ in range(2000):
+            if condition():
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("the server never got there")
+
     async with aiohttp.ClientSession() as http:
-        async def post(text):
+        async def post(completion):
             async with http.post(f"{url}/v1/rewards", json={"items": [
-                    {"prompt": PROMPT, "completion": text}]}) as r:
+                    {"prompt": PROMPT, "completion": completion}]}) as r:
                 return (await r.json())["rewards"][0]
 
-        rewards = await asyncio.gather(post("Rest."), post("See a doctor."), post("Rest, doctor."))
-    assert rewards == [pytest.approx(2 / 3), pytest.approx(2 / 3), 1.0]
-    assert server.batcher.batches == 1 and server.batcher.items == 3
+        alone = asyncio.create_task(post("Rest and see a doctor."))
+        await until(lambda: server.batcher.batches == 1)  # nothing else came: scored at once
+        # A request whose headers arrive now and its body later (a raw socket: the client
+        # library would hold the headers back until the body).
+        body = json.dumps({"items": [{"prompt": PROMPT, "completion": "See a doctor."}]})
+        reader, writer = await asyncio.open_connection(server.config.host, server.port)
+        writer.write(f"POST /v1/rewards HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                     f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                     .encode())
+        await until(lambda: server.metrics.in_flight == 2)
+        waiting = asyncio.create_task(post("Rest."))
+        await until(lambda: server.metrics.in_flight == 3)
+        await asyncio.sleep(0.1)
+        assert server.batcher.batches == 1  # "Rest." waits for the request still being read
+        writer.write(body.encode())
+        rewards = await asyncio.gather(alone, waiting)
+        reply = await reader.read()
+        writer.close()
+    assert rewards == [1.0, pytest.approx(2 / 3)]
+    assert b'"rewards":[0.6666' in reply
+    assert server.batcher.batches == 2 and server.batcher.items == 3
 
 
 async def test_shutdown_lets_requests_in_progress_finish_and_refuses_new_ones(reward_server):

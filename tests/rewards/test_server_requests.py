@@ -23,7 +23,7 @@ async def post(url, body):
 
 
 async def test_a_bad_request_in_a_micro_batch_fails_only_itself(server_at):
-    base, _ = await server_at(batch_window_ms=300)     # all seven land in one batch
+    base, _ = await server_at(batch_window_ms=300)
     url = f"{base}/v1/rewards"
     doctor = {"items": [{"messages": [{"role": "doctor", "content": PROMPT}],
                          "completion": "Rest."}]}

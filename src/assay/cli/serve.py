@@ -50,7 +50,9 @@ def serve(
                                   "variable holding the bearer token (never on the command line)."),
     max_per_client: int = typer.Option(16, "--max-per-client", help="Requests in progress per "
                                        "client; more get 429."),
-    batch_window_ms: float = typer.Option(5.0, "--batch-window-ms", help="Micro-batching window."),
+    batch_window_ms: float = typer.Option(
+        5.0, "--batch-window-ms", help="Micro-batching: the longest a request waits to share a "
+        "batch, only while one is being scored and another request is being read."),
     max_batch: int = typer.Option(512, "--max-batch", help="Items per scorer batch at most."),
     max_body_bytes: int = typer.Option(DEFAULT_MAX_BODY_BYTES, "--max-body-bytes", min=1,
                                        help="Largest request body; larger ones get 413."),

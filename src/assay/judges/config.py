@@ -55,7 +55,10 @@ class RetryPolicy(BaseModel):
     """Exponential backoff with full jitter, honouring ``Retry-After`` up to a ceiling.
 
     Retried: transport errors, timeouts, 429 and 5xx. ``max_retries`` counts retries after
-    the first attempt.
+    the first attempt. The backoff's exponent counts the call's retries that backed off (one
+    that waited the server's ``Retry-After`` does not), and applies only while the endpoint is
+    in trouble (:class:`assay.judges.retry.EndpointHealth`); otherwise a retry waits
+    ``base_delay_s`` (jittered).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -16,9 +16,13 @@ and settles it with its real cost (:mod:`assay.judges.budget`).
 
 Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
 the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
-in about half a second on a fast endpoint and still gets a minute on a slow one. A timeout is
+in a fraction of a second on a fast endpoint and still gets a minute on a slow one. A timeout is
 retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
-(:mod:`assay.judges.limits`).
+(:mod:`assay.judges.limits`). A 429 with ``Retry-After`` waits what the server asks; the
+exponential backoff grows only with the retries that backed off, so a call that was asked to
+wait twice does not then wait 2² times longer for its first 500, and only while the endpoint
+is in trouble (:class:`~assay.judges.retry.EndpointHealth`): a 500 among mostly good answers
+is retried after the base backoff however many the call had.
 """
 
 from __future__ import annotations
@@ -43,7 +47,13 @@ from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing
-from assay.judges.retry import classify_status, is_retryable, parse_retry_after, retry_delay
+from assay.judges.retry import (
+    EndpointHealth,
+    classify_status,
+    is_retryable,
+    parse_retry_after,
+    retry_delay,
+)
 from assay.judges.secrets import redact, redact_data
 from assay.judges.server_info import ServerInfo, discover
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
@@ -114,6 +124,7 @@ class Judge:
         # A local preset's server is asked before the judge's first request, whoever made it:
         # its slots are the requests in flight (not every command makes the preflight).
         self._asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
+        self.health = EndpointHealth()  # whether a call's backoff grows (assay.judges.retry)
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -402,6 +413,7 @@ class Judge:
                         ) -> tuple[Any, int, Usage]:
         """One logical call: HTTP attempts with retries and format downgrades."""
         attempts, retries, timed_out = 0, 0, 0
+        backed_off = 0  # retries that waited a backoff (not a server's Retry-After)
         policy = self.config.retry
         limiter = self.limiter
         if self._deferred_check is not False:
@@ -452,6 +464,7 @@ class Judge:
                 raw = result.body.decode("utf-8", "replace")
                 if result.status == 200:
                     self.timeouts.replied(time.perf_counter() - sent)
+                    self.health.answered(True)
                     if isinstance(reply, WireReply):
                         limiter.record_success(estimate, reply.usage.total_tokens)
                         return reply, attempts, reply.usage
@@ -479,10 +492,15 @@ class Judge:
                 if failure.kind is FailureKind.TIMEOUT:
                     self.timeouts.timed_out(attempt.limit)
                     timed_out += 1
-            if not is_retryable(failure.kind, failure.status) or retries >= policy.max_retries:
+            retryable = is_retryable(failure.kind, failure.status)
+            if retryable and failure.kind is not FailureKind.RATE_LIMIT:
+                self.health.answered(False)  # a 5xx, a timeout, a dropped connection
+            if not retryable or retries >= policy.max_retries:
                 return _Failed(failure, raw), attempts, Usage()
-            delay = retry_delay(retries, policy, retry_after, self._rng)
+            delay = retry_delay(backed_off if self.health.troubled else 0, policy, retry_after,
+                                self._rng)
             retries += 1
+            backed_off += retry_after is None
             if log.isEnabledFor(10):
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:

@@ -1,6 +1,11 @@
 """When to retry a call and how long to wait: exponential backoff with full jitter, and the
 server's own ``Retry-After`` (seconds, HTTP date, or OpenAI's ``retry-after-ms``) when given.
 
+The backoff grows with a call's retries only while its endpoint is in trouble
+(:class:`EndpointHealth`): a 5xx or a timeout among mostly good answers is that request's bad
+luck, and each of its retries waits the base backoff; when such failures are half of the recent
+answers, the endpoint is down or overloaded and a call's retries wait ever longer.
+
 Example:
     >>> from assay.judges.config import RetryPolicy
     >>> policy = RetryPolicy(base_delay_s=1.0, max_delay_s=10.0, jitter=False)
@@ -14,11 +19,15 @@ from __future__ import annotations
 
 import random
 import time
+from collections import deque
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
 from assay.judges.config import RetryPolicy
 from assay.judges.types import FailureKind
+
+HEALTH_WINDOW = 32  # answers an endpoint's health is judged on ...
+HEALTH_MIN_ANSWERS = 8  # ... once it has given at least this many
 
 RETRYABLE = frozenset(
     {FailureKind.TRANSPORT, FailureKind.TIMEOUT, FailureKind.RATE_LIMIT, FailureKind.SERVER_ERROR}
@@ -80,3 +89,32 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
         return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError):
         return None
+
+
+class EndpointHealth:
+    """An endpoint's recent answers: good (a reply) or failed (a 5xx, a timeout, a transport
+    error; a 429 is paced by the limiter and its Retry-After, not here). It is in trouble while
+    failures are at least half of the last :data:`HEALTH_WINDOW` answers, or before
+    :data:`HEALTH_MIN_ANSWERS` of them were seen.
+
+    >>> health = EndpointHealth()
+    >>> health.troubled                        # nothing seen yet: assume the worst
+    True
+    >>> for ok in [True] * 9 + [False]: health.answered(ok)
+    >>> health.troubled                        # one failure in ten
+    False
+    >>> for _ in range(10): health.answered(False)
+    >>> health.troubled                        # half of the last twenty
+    True
+    """
+
+    def __init__(self) -> None:
+        self._recent: deque[bool] = deque(maxlen=HEALTH_WINDOW)  # True: a good answer
+
+    def answered(self, ok: bool) -> None:
+        self._recent.append(ok)
+
+    @property
+    def troubled(self) -> bool:
+        seen = len(self._recent)
+        return seen < HEALTH_MIN_ANSWERS or 2 * self._recent.count(False) >= seen

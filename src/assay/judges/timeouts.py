@@ -6,6 +6,11 @@ the endpoint*:
 * until :data:`FIT_AFTER` replies have been seen it is the ceiling, :data:`DEFAULT_TIMEOUT_S`;
 * then it is ``MULTIPLE × p99`` of the last :data:`WINDOW` reply latencies (nearest rank),
   never below :data:`FLOOR_S` nor above the ceiling, refitted every :data:`FIT_AFTER` replies;
+* once the window is full it is also at most ``SLOWEST_MULTIPLE ×`` its slowest reply: with
+  256 replies the tail is well seen, and an attempt twice as slow as every one of them is hung,
+  not slow. Where the slowest replies are within twice the p99 (tight latencies: a local
+  server, the 50 ms fake judge) this is the nearer bound; where a few outliers lie beyond it,
+  ``4 × p99`` stays the bound;
 * attempts already in flight follow a refit (their deadline becomes send time + the new
   timeout), so a request that hung before the first fit is let go as soon as there is one;
 * a call's retry after a timeout waits twice as long as the attempt that timed out (up to the
@@ -14,18 +19,23 @@ the endpoint*:
   :data:`OUTCOMES`), the endpoint has slowed down for real: the timeout doubles (up to the
   ceiling) until replies refit it. A few hung requests among many replies change nothing.
 
-On a 50 ms endpoint a hung request so frees its slot in about half a second, and on a model
-that takes 20 s to answer it still gets a minute. A resumed run or job starts from the fit of the
+On a 50 ms endpoint a hung request so frees its slot in about an eighth of a second once 256
+replies are seen (a quarter before), and on a model that takes 20 s to answer it still gets a
+minute. A resumed run or job starts from the fit of the
 latencies it stored (:meth:`AttemptTimeouts.seed`) until its own replies refit it, so that its
 first attempts are not held to the ceiling: a resume of a few calls against a hanging endpoint
 does not wait 60 s per hung attempt.
 
 Example:
-    >>> fitted_timeout([0.05] * 250 + [0.1] * 6)   # p99 is 0.1 s: 4 × 0.1 s
+    >>> fitted_timeout([0.05] * 94 + [0.1] * 6)    # p99 is 0.1 s: 4 × 0.1 s
     0.4
-    >>> fitted_timeout([0.05] * 256)                # 4 × 0.05 s is below the floor
-    0.25
-    >>> fitted_timeout([20.0] * 256)                # 80 s is above the ceiling
+    >>> fitted_timeout([0.05] * 100)                # 4 × 0.05 s
+    0.2
+    >>> fitted_timeout([0.05] * 256)                # a full window: 2 × its slowest, 0.05 s
+    0.1
+    >>> fitted_timeout([0.01] * 100)                # 4 × 0.01 s is below the floor
+    0.1
+    >>> fitted_timeout([20.0] * 100)                # 80 s is above the ceiling
     60.0
 """
 
@@ -41,18 +51,23 @@ from typing import Self
 DEFAULT_TIMEOUT_S = 60.0  # the ceiling when the user sets no timeout_s
 MULTIPLE = 4.0  # the timeout is this many times ...
 PERCENTILE = 0.99  # ... this percentile of the recent reply latencies ...
-FLOOR_S = 0.25  # ... and never shorter than this
+FLOOR_S = 0.1  # ... and never shorter than this (timer and event-loop jitter)
 WINDOW = 256  # reply latencies kept
+SLOWEST_MULTIPLE = 2.0  # a full window's fit is at most this many times its slowest reply
 FIT_AFTER = 16  # replies seen before the first fit, and between refits
 OUTCOMES = 8  # recent attempts whose timeouts can double the timeout
 _RESOLUTION = time.get_clock_info("monotonic").resolution  # as the event loop's timers
 
 
 def fitted_timeout(latencies: Iterable[float], ceiling: float = DEFAULT_TIMEOUT_S) -> float:
-    """``MULTIPLE × p99`` of ``latencies`` (nearest rank), within ``[FLOOR_S, ceiling]``."""
+    """``MULTIPLE × p99`` of ``latencies`` (nearest rank), and at most ``SLOWEST_MULTIPLE ×``
+    the slowest of at least ``WINDOW`` of them, within ``[FLOOR_S, ceiling]``."""
     ordered = sorted(latencies)
     p99 = ordered[max(0, math.ceil(PERCENTILE * len(ordered)) - 1)]
-    return min(ceiling, max(FLOOR_S, round(MULTIPLE * p99, 6)))
+    fit = MULTIPLE * p99
+    if len(ordered) >= WINDOW:
+        fit = min(fit, SLOWEST_MULTIPLE * ordered[-1])
+    return min(ceiling, max(FLOOR_S, round(fit, 6)))
 
 
 class AttemptTimeouts:
@@ -100,7 +115,7 @@ class AttemptTimeouts:
         2.0
         >>> for _ in range(FIT_AFTER): timeouts.replied(0.05)
         >>> timeouts.seconds
-        0.25
+        0.2
         """
         if self.fixed or self._latencies:
             return

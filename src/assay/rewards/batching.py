@@ -1,10 +1,17 @@
 """Micro-batching: reward items from concurrent HTTP requests scored in one scorer call.
 
-The first item to arrive opens a window of ``window_s``; everything submitted before it closes
-(or until ``max_batch`` items) is scored together, so selections of the same prompt and the
+Items submitted together are scored together, so selections of the same prompt and the
 judge's connection pool are shared across requests. Each request gets its own results back,
 in order. A batch whose scoring raises is scored again one submission at a time, so an
 error fails only the submission that caused it, never the others batched with it.
+
+The batching adapts to the load. A submission waits (at most ``window_s``) for others only
+while that can pay: while a batch is being scored and another request is still being read
+(announced with :meth:`MicroBatcher.incoming`). Otherwise what is queued is scored one event
+loop turn later, with whatever else was submitted in that turn: a lone request at light load
+waits for nothing, and the last request of a burst closes the batch at once instead of at the
+end of the window. Under heavy load requests keep arriving while batches run, and the window
+gathers them as before.
 
 Example:
     >>> import asyncio
@@ -21,7 +28,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -33,12 +41,31 @@ class MicroBatcher:
         self._queue: list[tuple[list[Any], asyncio.Future]] = []  # one entry per submission
         self._queued_items = 0
         self._timer: asyncio.TimerHandle | None = None
+        self._settling = False  # a look at the queue is scheduled for the next loop turn
+        self._incoming = 0  # requests being read, whose items may join the queue
         self._tasks: set[asyncio.Task] = set()
         self.batches = 0
         self.items = 0
 
+    @contextmanager
+    def incoming(self) -> Iterator[None]:
+        """Around reading a request that may :meth:`submit`: while it is open, what is queued
+        may wait for it. Submit after leaving it::
+
+            with batcher.incoming():
+                items = parse(await request.read())
+            results = await batcher.submit(items)
+        """
+        self._incoming += 1
+        try:
+            yield
+        finally:
+            self._incoming -= 1
+            if not self._incoming and self._queue:
+                self._settle_soon()
+
     async def submit(self, items: Sequence[Any]) -> list[Any]:
-        """The results of ``items``, scored with whatever else arrives in the window."""
+        """The results of ``items``, scored with whatever else is submitted with them."""
         if not items:
             return []
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
@@ -46,9 +73,27 @@ class MicroBatcher:
         self._queued_items += len(items)
         if self._queued_items >= self.max_batch or self.window_s <= 0:
             self._flush()
+        else:
+            self._settle_soon()
+        return await future
+
+    def _settle_soon(self) -> None:
+        """Decide on the queue one loop turn from now, when the requests that are ready in
+        this turn have submitted too."""
+        if not self._settling:
+            self._settling = True
+            asyncio.get_running_loop().call_soon(self._settle)
+
+    def _settle(self) -> None:
+        """Score the queue now, or wait the window for it to grow: only while a batch is being
+        scored (a new one would run beside it) and another request is on its way."""
+        self._settling = False
+        if not self._queue:
+            return
+        if not self._tasks or not self._incoming:
+            self._flush()
         elif self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self.window_s, self._flush)
-        return await future
 
     def _flush(self) -> None:
         """Start a batch per ``max_batch`` items; a submission is never split between batches
@@ -66,7 +111,12 @@ class MicroBatcher:
             self._queued_items -= size
             task = asyncio.get_running_loop().create_task(self._run(batch))
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._ran)
+
+    def _ran(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        if not self._tasks and self._queue:  # what waited for this batch need wait no more
+            self._settle_soon()
 
     async def _run(self, batch: list[tuple[list[Any], asyncio.Future]]) -> None:
         self.batches += 1

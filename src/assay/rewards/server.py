@@ -294,15 +294,16 @@ class RewardServer:
     async def _score_request(self, request: web.Request, read: Any) -> Any:
         """The request's items (``read(body)``) scored in the next batch, or the error reply:
         400 for a bad body, 413 for an item over a size limit, 502 when scoring fails."""
-        try:
-            items = read(await _body(request))
-        except InputError as exc:
-            return _error(400, _issues(exc))
-        if not items:
-            return []
-        for i, item in enumerate(items):  # the size limits of grading (assay.limits)
-            if (why := self.scorer.refusal(item)) is not None:
-                return _error(413, f"items[{i}]: {why}")
+        with self.batcher.incoming():
+            try:
+                items = read(await _body(request))
+            except InputError as exc:
+                return _error(400, _issues(exc))
+            if not items:
+                return []
+            for i, item in enumerate(items):  # the size limits of grading (assay.limits)
+                if (why := self.scorer.refusal(item)) is not None:
+                    return _error(413, f"items[{i}]: {why}")
         try:
             results = await self.batcher.submit(items)
         except AssayError as exc:
