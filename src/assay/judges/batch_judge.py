@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -76,15 +77,17 @@ class BatchLedger(Protocol):
         """``custom_id → submission`` of intended batches whose id was never recorded."""
 
 
-class RecordLedger:
+class RecordLedger(ABC):
     """A ledger kept as a list of records ``{judge, batch_id, custom_ids, submitted_at}``;
     subclasses say where the list is read from and written to (durably)."""
 
+    @abstractmethod
     def records(self) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Every record kept, oldest first."""
 
+    @abstractmethod
     def save(self, records: list[dict[str, Any]]) -> None:
-        raise NotImplementedError
+        """Replace the records kept with ``records``, durably before returning."""
 
     def batches_of(self, judge_id: str) -> dict[str, str]:
         return {custom_id: record["batch_id"] for record in self.records()
