@@ -267,9 +267,8 @@ class Generator:
 
     async def _draft(self, query: Query, board: Board, notes: list[str]) -> list[RubricItem]:
         reply = await self._ask_rubric("draft_rubric", query, self.config.max_draft,
-                                       user_query=query.text,
-                                facts=board.facts_text(), intent=board.intent_text(),
-                                max_draft=self.config.max_draft)
+                                       user_query=query.text, facts=board.facts_text(),
+                                       intent=board.intent_text(), max_draft=self.config.max_draft)
         items, dropped = coerce_items(reply, "draft_rubric")
         notes.extend(f"draft: {n}" for n in dropped)
         return items

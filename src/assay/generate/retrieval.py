@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from assay.evidence.chunking import Chunk
+from assay.judges.pricing import CHARS_PER_TOKEN
 
 _SITE = re.compile(r"\(?\s*site:\S+\s*\)?", re.IGNORECASE)
 
@@ -54,7 +55,6 @@ def candidates_text(chunks: list[Chunk], preview: int = 400) -> str:
 
 
 CHUNK_CHARS = 5000  # the most of one source's text the synthesis prompt shows
-CHARS_PER_TOKEN = 4
 
 
 def raw_text(chunks: list[Chunk], evidence_tokens: int | None = None) -> str:

@@ -41,7 +41,7 @@ _COUNTS = (
     # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
     (re.compile(r"prompt is too long: (\d+) tokens > (\d+) maximum"), ("request", "context")),
 )
-# words that only a context overflow uses (also when the server gives no counts)
+# words that only a context overflow uses: one of them must be there
 _MARKERS = (
     "context_length_exceeded",
     "exceed_context_size",
@@ -92,6 +92,8 @@ def context_overflow(status: int, body: bytes) -> ContextOverflow | None:
     if status not in (400, 413, 422):
         return None
     text = body.decode("utf-8", "replace").lower()
+    if not any(marker in text for marker in _MARKERS):  # "is too large: 5" alone is not one
+        return None
     counts: dict[str, int] = {}
     for pattern, names in _COUNTS:
         match = pattern.search(text)
@@ -101,8 +103,6 @@ def context_overflow(status: int, body: bytes) -> ContextOverflow | None:
     counts.update(
         {name: value for name, value in _error_fields(body).items() if name not in counts}
     )
-    if not counts and not any(marker in text for marker in _MARKERS):
-        return None
     if "request" not in counts and "prompt" in counts:
         counts["request"] = counts["prompt"] + counts.get("completion", 0)
     return ContextOverflow(counts.get("request"), counts.get("context"), counts.get("completion"))

@@ -11,8 +11,8 @@ Every call sends a completion budget (``max_tokens``: the judge's own, else the 
 parsed: it is asked once more with the stage's cap, the same messages (a cut reply is never
 quoted back: it would only lengthen the prompt), and is a ``truncated`` failure if cut again.
 A request the endpoint refuses as too long for its context is a ``context_length`` failure,
-never retried (:mod:`assay.judges.context_overflow`). Each attempt reserves its estimated cost from the budget before it is sent
-and settles it with its real cost (:mod:`assay.judges.budget`).
+never retried (:mod:`assay.judges.context_overflow`). Each attempt reserves its estimated cost
+from the budget before it is sent and settles it with its real cost (:mod:`assay.judges.budget`).
 
 Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
 the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot

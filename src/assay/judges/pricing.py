@@ -147,9 +147,12 @@ def estimate_cost(
     return CostEstimate(model, n_calls, usage.prompt_tokens, usage.completion_tokens, usd, price is not None)
 
 
+CHARS_PER_TOKEN = 4  # the tokenizer-free estimate wherever Assay counts or budgets tokens
+
+
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate (about 4 characters per token), for dry runs and TPM limits."""
-    return (len(text) + 3) // 4
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
 _DEFAULT: Pricing | None = None

@@ -31,8 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 from assay.errors import InputError, Issue
-
-CHARS_PER_TOKEN = 4  # the tokenizer-free estimate used wherever Assay counts tokens
+from assay.judges.pricing import CHARS_PER_TOKEN
 
 Scope = Literal["in_scope", "out_of_scope"]
 TurnSelection = Literal["last", "all"]
