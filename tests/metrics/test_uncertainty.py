@@ -78,3 +78,29 @@ def test_wilson_interval_matches_the_closed_form():
 
 def test_a_proportion_of_zero_observations_is_undefined():
     assert proportion(0, 0).value is None and wilson_interval(0, 0) is None
+
+
+def test_batched_resampling_on_a_large_run_gives_the_unbatched_interval_and_p_value(monkeypatch):
+    """Memory bounded by batching (``resample_batch``), the figures unchanged: the CI and the
+    permutation p-value on 5,001 pairs equal SciPy's unbatched ones with the same seed."""
+    from assay.metrics import uncertainty
+    from assay.metrics.significance import paired_permutation
+
+    rng = np.random.default_rng(8)
+    a, b = rng.random(5001), rng.random(5001) + 0.02
+    monkeypatch.setattr(uncertainty, "RESAMPLE_CELLS", 3 * 5001)  # three resamples a batch
+    assert uncertainty.resample_batch(5001) == 3
+
+    def difference(x, y, axis=-1):
+        return np.mean(x - y, axis=axis)
+
+    batched = bootstrap_ci((a, b), difference, paired=True, n_resamples=400, seed=4)
+    whole = stats.bootstrap((a, b), difference, paired=True, vectorized=True, n_resamples=400,
+                            method="percentile", rng=np.random.default_rng(4))
+    assert (batched.ci.low, batched.ci.high) == (whole.confidence_interval.low,
+                                                 whole.confidence_interval.high)
+    test = paired_permutation(a, b, n_resamples=999, seed=4)
+    unbatched = stats.permutation_test((a, b), difference, permutation_type="samples",
+                                       vectorized=True, n_resamples=999,
+                                       rng=np.random.default_rng(4))
+    assert test.p_value == unbatched.pvalue

@@ -124,7 +124,7 @@ async def test_items_carry_a_prompt_preview_their_theme_and_criterion_texts(two_
 
 
 async def test_the_criteria_most_often_failed_count_abstentions_and_errors_apart(two_judge_run, tmp_path):
-    from assay.report.html import criterion_outcomes
+    from assay.report.overview import criterion_outcomes
 
     outcomes = {o.id: o for o in criterion_outcomes(load_run(two_judge_run).items)}
     assert (outcomes["tweezers"].failed, outcomes["tweezers"].graded) == (0, 4)  # CLEAR: no harm
@@ -160,3 +160,33 @@ async def test_judge_against_judge_agreement_per_criterion_is_a_heatmap(two_judg
     tweezers = heatmap.split("Recommends squeezing the stinger with tweezers.")[1].split("</tr>")[0]
     assert "hsl(0, 55%, 85%)" in stinger  # the judges never agree on it: red
     assert "hsl(120, 55%, 85%)" in tweezers  # always agree: green
+
+
+async def test_a_streamed_load_keeps_no_item_yet_gives_the_whole_loads_figures(
+        two_judge_run, one_judge_run):
+    """``assay report`` streams each item into the page and keeps only counts, final verdicts
+    as tuples and rubric hashes (bounded memory at 5,000 items, benchmarks/report_scale.py);
+    every figure is the one the whole load and :func:`comparison` over all verdicts give."""
+    from assay.metrics.sources import Rubrics
+    from assay.metrics.summary import comparison
+    from assay.report import compare_runs
+
+    with RunLabels.open(two_judge_run) as labels:
+        labels.put("q0", "stinger", "dr_a", verdict="MET")
+    handed = []
+    streamed = load_run(two_judge_run, on_item=lambda row, rubric: handed.append(row.id))
+    whole = load_run(two_judge_run)
+    assert streamed.items == [] and handed == [item.id for item in whole.items]
+    assert streamed.overview.items == 4 and streamed.overview.disagreements == 4
+    assert streamed.finals == whole.finals and len(streamed.finals) == 16  # 4 items, 4 criteria
+    assert streamed.verdicts == whole.verdicts and len(streamed.verdicts) == 32  # two judges
+    assert streamed.rubrics == {item.id: whole.rubrics[item.id] for item in whole.items}
+    assert streamed.agreement == whole.agreement and streamed.ensemble == whole.ensemble
+
+    other = load_run(one_judge_run, on_item=lambda row, rubric: None)
+    expected = comparison(whole.finals, other.finals, Rubrics(per_item=whole.rubrics),
+                          labels=whole.labels, formula=whole.scores.scoring.formula,
+                          abstention=whole.scores.scoring.abstention,
+                          compared=f"aggregated verdicts ({whole.scores.scoring.aggregation})")
+    assert compare_runs(streamed, other) == expected
+    assert expected.scores.n_items == 4 and expected.verdicts.n_pairs == 1

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from assay.metrics.results import Metric, StatTest
+from assay.metrics.uncertainty import resample_batch
 
 
 def _paired(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +91,7 @@ def paired_permutation(
         n_resamples=n_resamples,
         alternative="two-sided",
         rng=np.random.default_rng(seed),
-        batch=1000,  # memory bounded on large runs; the same draws (and p-value) as unbatched
+        batch=resample_batch(len(x)),
     )
     exact = 2 ** len(x) <= n_resamples
     return StatTest.of(

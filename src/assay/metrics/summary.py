@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -141,8 +141,28 @@ def comparison(
     item_ids = {v.item_id for v in [*verdicts_a, *verdicts_b]}
     score = partial(item_scores, known.criteria_by_item(item_ids), formula=formula,
                     abstention=abstention)
+    return paired_comparison(score(verdicts_a), score(verdicts_b), verdicts_a, verdicts_b,
+                             labels=labels, formula=formula, n_resamples=n_resamples,
+                             n_permutations=n_permutations, seed=seed, compared=compared)
+
+
+def paired_comparison(
+    scores_a: Mapping[str, float | None],
+    scores_b: Mapping[str, float | None],
+    verdicts_a: Iterable[Verdict],
+    verdicts_b: Iterable[Verdict],
+    *,
+    labels: Sequence[Verdict] | None = None,
+    formula: str = "autorubric",
+    n_resamples: int = 1000,
+    n_permutations: int = N_PERMUTATIONS,
+    seed: int = 0,
+    compared: str = "verdicts",
+) -> ComparisonReport:
+    """:func:`comparison` of two sides already scored (item → score under ``formula``): the
+    paired score tests and McNemar's test on their verdicts."""
     return ComparisonReport(
-        scores=compare_scores(score(verdicts_a), score(verdicts_b), n_resamples=n_resamples,
+        scores=compare_scores(scores_a, scores_b, n_resamples=n_resamples,
                               n_permutations=n_permutations, seed=seed),
         verdicts=compare_verdicts(verdicts_a, verdicts_b, labels),
         formula=formula,

@@ -35,6 +35,21 @@ def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(x, axis=axis)
 
 
+RESAMPLE_CELLS = 250_000
+"""At most this many values in each of a batch's resampled arrays (2 MB of floats)."""
+
+
+def resample_batch(n: int) -> int:
+    """Resamples per batch of a bootstrap or permutation test on ``n`` observations, so that
+    memory stays bounded on a run of any size; scipy draws the same resamples whatever the
+    batch, so the result does not change (tests/metrics/test_uncertainty.py).
+
+    >>> resample_batch(10), resample_batch(5000), resample_batch(10**7)
+    (25000, 50, 1)
+    """
+    return max(1, RESAMPLE_CELLS // max(n, 1))
+
+
 def bootstrap_ci(
     data: Sample | Sequence[Sample],
     statistic: Callable[..., np.ndarray] | None = None,
@@ -78,6 +93,7 @@ def bootstrap_ci(
             confidence_level=level,
             method=method,
             rng=np.random.default_rng(seed),
+            batch=resample_batch(n),
         )
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,8 @@ from assay.item import Item
 from assay.metrics.compare import ComparisonReport
 from assay.metrics.sources import open_run
 from assay.metrics.summary import AgreementSummary
+from assay.report.compact import CompactVerdicts, StoredRubrics
+from assay.report.overview import RunOverview
 from assay.rubric import Rubric
 from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
 from assay.runs.status import RunStatus, run_status
@@ -87,14 +89,15 @@ class RunReport:
     manifest: dict[str, Any]
     scores: RunScores
     items: list[ItemRow]
+    """Every item whole; empty when :func:`load_run` handed them to ``on_item`` instead."""
     judges: list[str]
-    verdicts: list[Verdict]
-    """Every judge's vote (per-judge agreement uses these)."""
-    finals: list[Verdict]
+    final_verdicts: CompactVerdicts
     """The aggregated verdict of each item × criterion (scores and comparisons use these)."""
-    rubrics: dict[str, Rubric]
+    stored_rubrics: StoredRubrics
     labels: list[Verdict]
     agreement: AgreementSummary | None
+    overview: RunOverview
+    """Counts and per-criterion tables of the items, summed as they were read."""
     status: RunStatus | None = None
     """Whether the run is complete, and why not (:func:`assay.runs.status.run_status`)."""
     ensemble: AgreementSummary | None = None
@@ -102,15 +105,32 @@ class RunReport:
     routing: dict[str, Any] | None = None
     """A taxonomy run's routing (RubricsTree): taxonomy, router and summary; None otherwise."""
 
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """Every judge's vote on the report's items, read back from the run's store."""
+        return list(stored_votes(self.path, self.scores.scoring, self.stored_rubrics))
+
+    @property
+    def finals(self) -> list[Verdict]:
+        return list(self.final_verdicts)
+
+    @property
+    def rubrics(self) -> dict[str, Rubric]:
+        """Each item's rubric, read back from the run's store."""
+        return self.stored_rubrics.as_dict()
+
 
 def load_run(path: str | Path, *, labels: str | Path | None = None,
-             on_item: Callable[[ItemRow, Rubric], None] | None = None) -> RunReport:
+             on_item: Callable[[ItemRow, Rubric], None] | None = None,
+             max_items: int | None = None) -> RunReport:
     """Everything a report shows of the run at ``path`` (see the module docstring).
 
-    ``on_item``: each item is handed to it whole as it is read (with its rubric), and the
-    report keeps only what its figures need (no conversation, response, passages or
-    explanation), so that a run of any size is read in bounded memory (``assay report``
-    streams the items into the page this way)."""
+    ``on_item``: each item is handed to it whole as it is read (with its rubric) and not kept:
+    the report keeps its counts (:class:`RunOverview`, whose disagreements count the first
+    ``max_items``), its final verdicts as small tuples and its rubric's hash (the votes and
+    rubrics are read back from the store when a figure needs them), so that a run of any size
+    is read in little memory (``assay report`` streams the items into the page this way).
+    """
     path = Path(path)
     if not (path / "run.sqlite").is_file():
         raise InputError(Issue(str(path), None, None, "not a run directory (no run.sqlite)"))
@@ -122,77 +142,95 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
         human = _human_labels(path, labels)
         human_by_key = _group(human)
         item_scores = scores.scores
-        items, verdicts, final_verdicts, rubrics = [], [], [], {}
+        items: list[ItemRow] = []
+        read: list[str] = []
+        finals, overview = CompactVerdicts(), RunOverview(max_items)
         judges: set[str] = set()
-        for number, (item, rubric, finals) in enumerate(iter_final_verdicts(store, scoring)):
-            rubrics[item.id] = rubric
+        for number, (item, rubric, aggregated_by_id) in enumerate(iter_final_verdicts(store, scoring)):
             rows = []
             for criterion in rubric.criteria:
-                aggregated = finals[criterion.id]
-                votes = []
+                aggregated = aggregated_by_id[criterion.id]
+                shown = []
                 for vote in aggregated.votes:
-                    verdict = vote.verdict
-                    verdicts.append(verdict if on_item is None
-                                    else verdict.model_copy(update={"explanation": ""}))
-                    judges.add(verdict.judge)
-                    votes.append(Vote(verdict.judge, _label(verdict), verdict.explanation))
+                    judges.add(vote.verdict.judge)
+                    shown.append(Vote(vote.verdict.judge, _label(vote.verdict),
+                                      vote.verdict.explanation))
                 final = aggregated.verdict
                 if final is not None:
-                    final_verdicts.append(final)
+                    finals.add(final)
                 rows.append(CriterionRow(
                     criterion.id, criterion.text, criterion.weight, criterion.axis,
-                    _label(final) if final is not None else None, votes,
+                    _label(final) if final is not None else None, shown,
                     [Vote(h.judge, _label(h), h.explanation)
                      for h in human_by_key.get((item.id, criterion.id), [])]))
             row = ItemRow(number, item.id, _conversation(item), item.response or "",
                           item_scores.get(item.id), list(item.tags), rows, _context(item))
+            overview.add(row)
+            read.append(item.id)
             if on_item is not None:
                 on_item(row, rubric)
-                row = _light(row)
-            items.append(row)
+            else:
+                items.append(row)
+        hashes = store.rubric_hashes()
+        rubrics = StoredRubrics(path, {item_id: hashes[item_id] for item_id in read})
         manifest = _manifest(path)
         routing = _routing(store.meta("routing"))
     finally:
         store.close()
-    if labels is not None:
-        from assay.metrics.label_sources import check_labels_match
+    agreement = ensemble = None
+    if human or len(judges) > 1:  # the votes are read again only for these figures
+        every_vote = list(stored_votes(path, scoring, rubrics))
+        if labels is not None:
+            from assay.metrics.label_sources import check_labels_match
 
-        check_labels_match(human, verdicts, labels)
-    agreement = _agreement(verdicts, human, rubrics, scoring) if (human or len(judges) > 1) else None
-    ensemble = None
-    if human and len(judges) > 1:
-        name = f"ensemble ({scoring.aggregation})"
-        ensemble = _agreement([f.model_copy(update={"judge": name}) for f in final_verdicts],
-                              human, rubrics, scoring)
+            check_labels_match(human, every_vote, labels)
+        by_item = rubrics.as_dict()
+        agreement = _agreement(every_vote, human, by_item, scoring)
+        if human and len(judges) > 1:
+            name = f"ensemble ({scoring.aggregation})"
+            ensemble = _agreement([f.model_copy(update={"judge": name}) for f in finals],
+                                  human, by_item, scoring)
     return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
-                     verdicts, final_verdicts, rubrics, human, agreement, status, ensemble,
+                     finals, rubrics, human, agreement, overview, status, ensemble,
                      routing)
 
 
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:
-    """Paired tests of run ``a`` against run ``b`` on the items both finished."""
-    from assay.metrics.sources import Rubrics
-    from assay.metrics.summary import comparison
+    """Paired tests of run ``a`` against run ``b`` on the items both finished: each item
+    scored under run ``a``'s rubric and scoring, one item at a time (the rubrics are read back
+    from ``a``'s store), as :func:`assay.metrics.summary.comparison` would score them."""
+    from assay.metrics.scores import item_scores
+    from assay.metrics.summary import paired_comparison
 
-    common = set(a.rubrics) & set(b.rubrics)
+    common = a.stored_rubrics.item_ids() & b.stored_rubrics.item_ids()
     if not common:
         raise InputError(Issue(str(b.path), None, None,
                                f"no item in common with {a.path}: nothing to compare"))
-    rubrics = Rubrics(per_item={i: a.rubrics[i] for i in common})
-    return comparison([v for v in a.finals if v.item_id in common],
-                      [v for v in b.finals if v.item_id in common], rubrics,
-                      labels=a.labels or None, formula=a.scores.scoring.formula,
-                      abstention=a.scores.scoring.abstention, seed=seed,
-                      compared=f"aggregated verdicts ({a.scores.scoring.aggregation})")
+    scoring = a.scores.scoring
+    scores_a: dict[str, float | None] = {}
+    scores_b: dict[str, float | None] = {}
+    for item_id, rubric in a.stored_rubrics.each(sorted(common)):
+        criteria = {item_id: rubric.criteria}
+        for side, run in ((scores_a, a), (scores_b, b)):
+            side.update(item_scores(criteria, run.final_verdicts.of_item(item_id),
+                                    formula=scoring.formula, abstention=scoring.abstention))
+    return paired_comparison(scores_a, scores_b, a.final_verdicts.of_items(common),
+                             b.final_verdicts.of_items(common), labels=a.labels or None,
+                             formula=scoring.formula, seed=seed,
+                             compared=f"aggregated verdicts ({scoring.aggregation})")
 
 
-def _light(row: ItemRow) -> ItemRow:
-    """``row`` without its texts: what the report's figures and tables need of it."""
-    return ItemRow(row.index, row.id, [], "", row.score, row.tags, [
-        CriterionRow(c.id, c.text, c.weight, c.axis, c.final,
-                     [Vote(v.source, v.label, "") for v in c.votes],
-                     [Vote(h.source, h.label, "") for h in c.human])
-        for c in row.criteria])
+def stored_votes(path: Path, scoring: Scoring, items: StoredRubrics) -> Iterator[Verdict]:
+    """Every judge's vote on ``items`` (a report's items) as the scoring sees them, streamed
+    from the run's store."""
+    store = open_run(path)
+    try:
+        for item, rubric, finals in iter_final_verdicts(store, scoring):
+            if item.id in items:
+                for criterion in rubric.criteria:
+                    yield from (vote.verdict for vote in finals[criterion.id].votes)
+    finally:
+        store.close()
 
 
 def _label(verdict: Verdict) -> str:

@@ -14,15 +14,17 @@ Example (see tests/report)::
 from __future__ import annotations
 
 import json
+import re
+import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assay.metrics.compare import ComparisonReport
 from assay.report import payload, plots
-from assay.report.data import ItemRow, RunReport, compare_runs, load_run
+from assay.report.data import RunReport, compare_runs, load_run
 
 _TEMPLATES = Path(__file__).parent / "templates"
 
@@ -34,10 +36,11 @@ class Comparison:
     report: ComparisonReport
 
 
-def _render(runs: Sequence[RunReport], data: Sequence[str], *, max_items: int = 5000,
-                 seed: int = 0) -> str:
-    """The HTML text of a report on ``runs`` (the first run is the baseline of comparisons),
-    with ``data``: each run's items as :class:`~assay.report.payload.PayloadWriter` wrote them."""
+def _render(runs: Sequence[RunReport], data: Sequence[payload.Payload], *,
+            seed: int = 0) -> Iterator[str]:
+    """The HTML text of a report on ``runs`` (the first run is the baseline of comparisons), in
+    pieces, with ``data``: each run's items as :class:`~assay.report.payload.PayloadWriter`
+    wrote them, streamed into the page where the template marks each run's place."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(_TEMPLATES),
@@ -48,13 +51,24 @@ def _render(runs: Sequence[RunReport], data: Sequence[str], *, max_items: int = 
     comparisons = [Comparison(runs[0].name, other.name, compare_runs(runs[0], other, seed=seed))
                    for other in runs[1:]]
     template = env.get_template("report.html.j2")
-    return template.render(
-        runs=[_run_view(run, blob, max_items) for run, blob in zip(runs, data)],
+    # A marker no input text can contain by chance stands for each run's data in the template.
+    markers = [f"assay-run-data-{secrets.token_hex(16)}-{n}" for n in range(len(runs))]
+    pieces = template.generate(
+        runs=[_run_view(run, marker) for run, marker in zip(runs, markers)],
         comparisons=comparisons,
         groups=_groups_side_by_side(runs) if len(runs) > 1 else [],
         forest=_forest(comparisons),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     )
+    places = dict(zip(markers, data))
+    pattern = re.compile("|".join(map(re.escape, markers)))
+    for piece in pieces:
+        start = 0
+        for found in pattern.finditer(piece):
+            yield piece[start:found.start()]
+            yield from places[found.group()].base64_pieces()
+            start = found.end()
+        yield piece[start:]
 
 
 def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | Path | None = None,
@@ -63,17 +77,23 @@ def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | P
     loaded, data = [], []
     for run in runs:  # each run's items compressed as they are read: bounded memory
         writer = payload.PayloadWriter(Path(run).name or str(run), max_items=max_items)
-        loaded.append(load_run(run, labels=labels, on_item=writer.add))
+        loaded.append(load_run(run, labels=labels, on_item=writer.add, max_items=max_items))
         data.append(writer.finish())
     out = Path(out)
-    out.write_text(_render(loaded, data, max_items=max_items, seed=seed), encoding="utf-8")
+    try:
+        with out.open("w", encoding="utf-8") as file:  # in pieces: the page is never held whole
+            file.writelines(_render(loaded, data, seed=seed))
+    finally:
+        for blob in data:
+            blob.close()
     return out
 
 
-def _run_view(run: RunReport, data: str, max_items: int) -> dict[str, Any]:
+def _run_view(run: RunReport, data: str) -> dict[str, Any]:
+    """What the template shows of ``run``; ``data``: the text standing for its item data."""
     scores = run.scores
-    shown = run.items[:max_items]
-    values = [i.score for i in run.items if i.score is not None]
+    overview = run.overview
+    values = [score for score in scores.scores.values() if score is not None]
     axes = {name: (s.mean, s.ci_low, s.ci_high) for name, s in scores.by_axis.items()}
     themes = {name: (s.mean, s.ci_low, s.ci_high) for name, s in scores.by_theme.items()}
     return {
@@ -85,88 +105,17 @@ def _run_view(run: RunReport, data: str, max_items: int) -> dict[str, Any]:
         "themes_plot": plots.interval_bars(themes, "By theme") if themes else None,
         "confusions": _confusions(run),
         "data": data,
-        "item_count": len(shown),
-        "truncated": len(run.items) - len(shown),
-        "n_disagreements": sum(c.judges_disagree or c.human_disagrees
-                               for item in shown for c in item.criteria),
-        "criteria": criterion_outcomes(run.items)[:MOST_FAILED],
-        "criterion_texts": {c.id: c.text for item in run.items for c in item.criteria},
-        "leaves": active_leaves(run.items) if run.routing is not None else [],
+        "item_count": overview.listed,
+        "truncated": overview.items - overview.listed,
+        "n_disagreements": overview.disagreements,
+        "criteria": overview.most_failed()[:MOST_FAILED],
+        "criterion_texts": overview.criterion_texts,
+        "leaves": overview.active_leaves() if run.routing is not None else [],
         "config": _config(run.manifest),
     }
 
 
 MOST_FAILED = 25
-
-
-@dataclass
-class CriterionOutcomes:
-    """How one criterion fared across a run's items (grouped by id and text)."""
-
-    id: str
-    text: str
-    points: float
-    graded: int = 0
-    failed: int = 0
-    """Missed (a positive criterion unmet) or harmful (a penalty met)."""
-    abstained: int = 0
-    errors: int = 0
-    """No verdict: every call for it failed."""
-
-    @property
-    def failure_rate(self) -> float | None:
-        return self.failed / self.graded if self.graded else None
-
-
-def criterion_outcomes(items: Sequence[ItemRow]) -> list[CriterionOutcomes]:
-    """Every criterion's failures, abstentions and errors, the most often failed first.
-
-    >>> from assay.report.data import CriterionRow, ItemRow
-    >>> rows = lambda final: [CriterionRow("c", "Says C.", 2.0, None, final)]
-    >>> items = [ItemRow(i, f"q{i}", [], "", None, [], rows(f)) for i, f in
-    ...          enumerate(["UNMET", "MET", "CANNOT_ASSESS", None])]
-    >>> (o := criterion_outcomes(items)[0]).failed, o.graded, o.abstained, o.errors
-    (1, 2, 1, 1)
-    """
-    from assay.report.payload import meaning
-
-    by_key: dict[tuple[str, str], CriterionOutcomes] = {}
-    for item in items:
-        for row in item.criteria:
-            outcome = by_key.setdefault((row.id, row.text),
-                                        CriterionOutcomes(row.id, row.text, row.weight))
-            what = meaning(row.final, row.weight)
-            if what == "failed":
-                outcome.errors += 1
-            elif what == "abstained":
-                outcome.abstained += 1
-            else:
-                outcome.graded += 1
-                outcome.failed += what in ("missed", "harmful")
-    return sorted(by_key.values(), key=lambda o: (-o.failed, -(o.failure_rate or 0.0), o.id))
-
-
-@dataclass
-class ActiveLeaf:
-    """How often a taxonomy leaf was routed to, and how the answers fared on it."""
-
-    id: str
-    text: str
-    axis: str | None
-    active: int = 0
-    met: int = 0
-
-
-def active_leaves(items: Sequence[ItemRow]) -> list[ActiveLeaf]:
-    """A taxonomy run's leaves by how many items the router activated them for (an item's
-    rubric is its active leaves), with how many of those answers met them."""
-    leaves: dict[str, ActiveLeaf] = {}
-    for item in items:
-        for row in item.criteria:
-            leaf = leaves.setdefault(row.id, ActiveLeaf(row.id, row.text, row.axis))
-            leaf.active += 1
-            leaf.met += row.final == "MET"
-    return sorted(leaves.values(), key=lambda leaf: (-leaf.active, leaf.id))
 
 
 def _config(manifest: dict[str, Any]) -> list[tuple[str, str]]:

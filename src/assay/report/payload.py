@@ -23,11 +23,14 @@ import base64
 import gzip
 import json
 import re
+import tempfile
 import zlib
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
 
-from assay.report.data import CriterionRow, ItemRow
-from assay.rubric import Rubric
+if TYPE_CHECKING:
+    from assay.report.data import CriterionRow, ItemRow
+    from assay.rubric import Rubric
 
 PREVIEW_CHARS = 160
 
@@ -60,19 +63,42 @@ def shown_label(label: str | None, weight: float) -> str:
     return label
 
 
+class Payload:
+    """A run's compressed item data, spooled to a temporary file and written into the page in
+    base64 pieces (the page's size never sits in memory). Close it when the page is written."""
+
+    PIECE = 3 * 2**16  # bytes: a multiple of 3, so the pieces join into one base64 text
+
+    def __init__(self, file: IO[bytes]):
+        self._file = file
+
+    def base64_pieces(self) -> Iterator[str]:
+        self._file.seek(0)
+        while chunk := self._file.read(self.PIECE):
+            yield base64.b64encode(chunk).decode("ascii")
+
+    def text(self) -> str:
+        """The whole base64 text (:func:`decode` reads it)."""
+        return "".join(self.base64_pieces())
+
+    def close(self) -> None:
+        self._file.close()
+
+
 class PayloadWriter:
     """One run's items, compressed as they arrive: ``add`` each item with its rubric, then
-    ``finish`` gives the base64 text the page decompresses (the JSON ``{"name", "items"}``).
-    Only the compressed bytes are kept, so a run of any size is written in bounded memory.
+    ``finish`` gives the :class:`Payload` the page decompresses (the JSON ``{"name",
+    "items"}``). The compressed bytes go to a temporary file, so a run of any size is written
+    in bounded memory.
 
     >>> writer = PayloadWriter("run-a")
-    >>> decode(writer.finish())
+    >>> decode(writer.finish().text())
     {'name': 'run-a', 'items': []}
     """
 
     def __init__(self, name: str, *, max_items: int | None = None):
         self._compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip format
-        self._chunks: list[bytes] = []
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (the Payload it becomes closes it)
         self._count = 0
         self.max_items = max_items
         self._write('{"name":' + json.dumps(name, ensure_ascii=False) + ',"items":[')
@@ -90,17 +116,17 @@ class PayloadWriter:
                     + json.dumps(record, ensure_ascii=False, separators=(",", ":")))
         self._count += 1
 
-    def finish(self) -> str:
+    def finish(self) -> Payload:
         self._write("]}")
-        self._chunks.append(self._compressor.flush())
-        return base64.b64encode(b"".join(self._chunks)).decode("ascii")
+        self._file.write(self._compressor.flush())
+        return Payload(self._file)
 
     def _write(self, text: str) -> None:
-        self._chunks.append(self._compressor.compress(text.encode("utf-8")))
+        self._file.write(self._compressor.compress(text.encode("utf-8")))
 
 
 def decode(text: str) -> Any:
-    """A run's data as :meth:`PayloadWriter.finish` wrote it."""
+    """A run's data as :meth:`PayloadWriter.finish` wrote it (its base64 text)."""
     return json.loads(gzip.decompress(base64.b64decode(text)))
 
 

@@ -154,11 +154,13 @@ def iter_final_verdicts(
 ) -> Iterator[tuple[Item, Rubric, dict[str, Aggregated]]]:
     """Each finished item with its rubric and per-criterion aggregated verdicts, streamed
     (with ``up_to``, only the items at that position of the store or before)."""
-    rubrics: dict[str, Rubric] = {}
+    last: tuple[str, Rubric] | None = None  # items often share one rubric; never hold them all
     votes = store.iter_votes(up_to=up_to)
     pending = next(votes, None)
     for idx, item, digest in store.iter_items(done_only=True, up_to=up_to):
-        rubric = rubrics.get(digest) or rubrics.setdefault(digest, store.rubric(digest))
+        if last is None or last[0] != digest:
+            last = (digest, store.rubric(digest))
+        rubric = last[1]
         while pending is not None and pending[0] < idx:  # votes of an unfinished item
             pending = next(votes, None)
         item_votes: list[Verdict] = []

@@ -402,6 +402,11 @@ class RunStore:
         (text,) = self.db.execute("SELECT json FROM rubrics WHERE hash = ?", (digest,)).fetchone()
         return Rubric.model_validate_json(text)
 
+    def rubric_hashes(self) -> dict[str, str]:
+        """Each registered item's rubric hash (:meth:`rubric` reads the rubric back)."""
+        self._flush_held()
+        return dict(self.db.execute("SELECT id, rubric_hash FROM items"))
+
     def iter_items(self, *, done_only: bool = False,
                    up_to: int | None = None) -> Iterator[tuple[int, Item, str]]:
         """Registered items as (position, item, rubric hash), in grading order; with

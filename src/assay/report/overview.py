@@ -1,0 +1,123 @@
+"""The report's per-run tables, summed item by item as the items stream past.
+
+:class:`RunOverview` holds counts, never the items: how many items and disagreements there
+are, each criterion's failures, abstentions and errors, a taxonomy run's active leaves, and
+the texts of the criteria that several judges voted on (the reliability table names them).
+
+>>> from assay.report.data import CriterionRow, ItemRow
+>>> rows = lambda final: [CriterionRow("c", "Says C.", 2.0, None, final)]
+>>> overview = RunOverview()
+>>> for i, final in enumerate(["UNMET", "MET", "CANNOT_ASSESS", None]):
+...     overview.add(ItemRow(i, f"q{i}", [], "", None, [], rows(final)))
+>>> (o := overview.most_failed()[0]).failed, o.graded, o.abstained, o.errors
+(1, 2, 1, 1)
+>>> overview.items, overview.disagreements
+(4, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from assay.report.payload import meaning
+
+if TYPE_CHECKING:
+    from assay.report.data import ItemRow
+
+
+@dataclass(slots=True)
+class CriterionOutcomes:
+    """How one criterion fared across a run's items (grouped by id and text)."""
+
+    id: str
+    text: str
+    points: float
+    graded: int = 0
+    failed: int = 0
+    """Missed (a positive criterion unmet) or harmful (a penalty met)."""
+    abstained: int = 0
+    errors: int = 0
+    """No verdict: every call for it failed."""
+
+    @property
+    def failure_rate(self) -> float | None:
+        return self.failed / self.graded if self.graded else None
+
+
+@dataclass(slots=True)
+class ActiveLeaf:
+    """How often a taxonomy leaf was routed to, and how the answers fared on it."""
+
+    id: str
+    text: str
+    axis: str | None
+    active: int = 0
+    met: int = 0
+
+
+@dataclass
+class RunOverview:
+    """A run's item counts and per-criterion tables (see the module docstring); ``shown``:
+    how many items the page lists (``--max-items``), whose disagreements are counted."""
+
+    shown: int | None = None
+    items: int = 0
+    disagreements: int = 0
+    """Criteria where the judges disagree or a human label differs, in the listed items."""
+    criterion_texts: dict[str, str] = field(default_factory=dict)
+    """The criteria that two judges or more voted on: id → text."""
+    _outcomes: dict[tuple[str, str], CriterionOutcomes] = field(default_factory=dict)
+    _leaves: dict[str, ActiveLeaf] = field(default_factory=dict)
+
+    def add(self, item: ItemRow) -> None:
+        listed = self.shown is None or self.items < self.shown
+        self.items += 1
+        for row in item.criteria:
+            if listed:
+                self.disagreements += row.judges_disagree or row.human_disagrees
+            if len({v.source for v in row.votes}) > 1:
+                self.criterion_texts.setdefault(row.id, row.text)
+            self._count_outcome(row.id, row.text, row.weight, row.final)
+            leaf = self._leaves.get(row.id)
+            if leaf is None:
+                leaf = self._leaves[row.id] = ActiveLeaf(row.id, row.text, row.axis)
+            leaf.active += 1
+            leaf.met += row.final == "MET"
+
+    def _count_outcome(self, id: str, text: str, points: float, final: str | None) -> None:
+        outcome = self._outcomes.get((id, text))
+        if outcome is None:
+            outcome = self._outcomes[(id, text)] = CriterionOutcomes(id, text, points)
+        what = meaning(final, points)
+        if what == "failed":
+            outcome.errors += 1
+        elif what == "abstained":
+            outcome.abstained += 1
+        else:
+            outcome.graded += 1
+            outcome.failed += what in ("missed", "harmful")
+
+    @property
+    def listed(self) -> int:
+        """The items the page lists."""
+        return self.items if self.shown is None else min(self.items, self.shown)
+
+    def most_failed(self) -> list[CriterionOutcomes]:
+        """Every criterion's failures, abstentions and errors, the most often failed first."""
+        return sorted(self._outcomes.values(),
+                      key=lambda o: (-o.failed, -(o.failure_rate or 0.0), o.id))
+
+    def active_leaves(self) -> list[ActiveLeaf]:
+        """A taxonomy run's leaves by how many items the router activated them for (an item's
+        rubric is its active leaves), with how many of those answers met them."""
+        return sorted(self._leaves.values(), key=lambda leaf: (-leaf.active, leaf.id))
+
+
+def criterion_outcomes(items: Iterable[ItemRow]) -> list[CriterionOutcomes]:
+    """:meth:`RunOverview.most_failed` of ``items``."""
+    overview = RunOverview()
+    for item in items:
+        overview.add(item)
+    return overview.most_failed()
