@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 import assay
 from assay.cli import app
 from assay.judges import ModelPrice, parse_spec
+from assay.runs import engine
 from assay.testing import FakeJudgeServer, Faults
 
 CALL = ("Answer 1: scrape", "Explains how to remove the stinger.")  # item q1's stinger call
@@ -161,6 +162,43 @@ async def test_a_final_pass_refused_by_the_budget_records_the_failure_it_had(tmp
     assert rows(run.run_dir, "SELECT kind FROM errors") == [("unparseable",)]
     assert run.totals.cost_usd == 10
     assert final_pass(run.run_dir) == {"asked_again": 0, "recovered": 0}
+
+
+async def test_a_run_stopped_before_its_final_pass_stores_the_failures_it_held(
+    tmp_path, rubric_file, monkeypatch
+):
+    monkeypatch.setattr(engine, "MIN_WINDOW", 1)  # 4 calls outstanding: 4 x 1 in flight
+    items = write_items(tmp_path / "items.jsonl", 6)  # 24 calls, sent 4 at a time
+    faults = Faults(at={CALL: ["malformed"] * 3})
+    usage = {"prompt_tokens": 1000, "completion_tokens": 0}
+    async with FakeJudgeServer(policy=POLICY, faults=faults, usage=usage) as server:
+        judge = parse_spec(
+            spec(server), price=ModelPrice(input=1000.0, output=0.0), limits={"max_in_flight": 1}
+        )
+        run = await assay.agrade(
+            items, rubric=rubric_file, judges=[judge], budget_usd=16, run_dir=tmp_path / "run"
+        )
+        assert len(of_the_call(server)) == 3  # held, and never asked again
+    assert run.status == "budget"
+    assert rows(run.run_dir, THE_CALL) == [("error", 3, 3000)]
+    assert rows(run.run_dir, "SELECT kind FROM errors") == [("unparseable",)]
+    assert final_pass(run.run_dir) == {"asked_again": 0, "recovered": 0}
+
+
+async def test_an_endpoint_that_fails_every_call_is_not_asked_again_for_all_of_them(
+    tmp_path, rubric_file, monkeypatch
+):
+    monkeypatch.setattr(engine, "MIN_WINDOW", 1)  # 4 calls outstanding: 4 x 1 in flight
+    items = write_items(tmp_path / "items.jsonl", 6)  # 24 calls
+    async with FakeJudgeServer(policy=POLICY, faults=Faults(malformed=1.0)) as server:
+        judge = parse_spec(spec(server), limits={"max_in_flight": 1})
+        run = await assay.agrade(
+            items, rubric=rubric_file, judges=[judge], run_dir=tmp_path / "run"
+        )
+    assert run.status == "incomplete" and run.totals.errors == 24
+    # held: at most the 4 calls the engine keeps outstanding; and the calls still out when the
+    # last one was sent, asked again at once
+    assert final_pass(run.run_dir) == {"asked_again": 4 + 4, "recovered": 0}
 
 
 def test_assay_grade_says_what_the_final_pass_recovered(tmp_path, rubric_file):

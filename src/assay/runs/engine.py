@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -78,7 +79,7 @@ class EngineOutcome:
 
 
 @dataclass(frozen=True)
-class _Failed:
+class _Held:
     """A call held for a final pass: its request, its failed reply and the passes it had."""
 
     call: PlannedCall
@@ -119,7 +120,7 @@ class Engine:
         # Items registered in this session and not finished yet, with the votes so far.
         self._fresh: dict[str, tuple[int, Item, Rubric, list[Verdict]]] = {}
         self.final_passes = final_passes
-        self._held: list[_Failed] = []  # failed calls waiting for their final pass
+        self._held: deque[_Held] = deque()  # failed calls waiting for their final pass
         self._sent_all = False  # every call of the input has been sent once
 
     async def run(self, items: Iterable[Item]) -> EngineOutcome:
@@ -158,7 +159,7 @@ class Engine:
                 if self._stop:
                     window.release()
                     break
-                held = self._held.pop(0)
+                held = self._held.popleft()
                 task = asyncio.create_task(self._call(held.call, held.request, window, outcome,
                                                       held))
                 tasks.add(task)
@@ -266,7 +267,7 @@ class Engine:
         return rest_calls, rest_requests
 
     async def _call(self, call: PlannedCall, request: Any, window: asyncio.Semaphore,
-                    outcome: EngineOutcome, held: _Failed | None = None) -> None:
+                    outcome: EngineOutcome, held: _Held | None = None) -> None:
         """Ask ``call`` (again, in a final pass, when ``held``) and record how it ended."""
         passes, earlier = (held.passes, held.reply) if held is not None else (0, None)
         try:
@@ -289,7 +290,7 @@ class Engine:
                     break
                 passes, earlier = passes + 1, reply
                 if not self._sent_all:  # held until every call has been sent once
-                    self._held.append(_Failed(call, request, reply, passes))
+                    self._held.append(_Held(call, request, reply, passes))
                     return
             if self._replied(call, reply, outcome) and passes:
                 outcome.recovered += 1
