@@ -10,19 +10,23 @@ graded in HealthBench mode on the ideal completions. The fake judge runs in its 
 fixed per criterion and response), so that equal verdicts mean something. The fault mix:
 10% 429 (Retry-After 1 s), 10% 500, 10% malformed replies, 3% hung requests. Each
 ``assay grade`` is a process of its own; a faulted run is resumed with ``assay grade --resume
-RUN`` (its documented resume) until it is complete, at most 3 times.
+RUN`` (its documented resume, with the default settings) until it is complete, at most 3
+times.
 
 Cases (each prints one row):
   clean      no fault
-  reask1     the fault mix, --max-reasks 1 (one re-ask, as before issue 27)
-  default    the fault mix, default settings (2 re-asks, 4 retries)
-  one-run    the fault mix, --max-reasks 4 and retry.max_retries 8 (an assay.toml): settings
-             for a run of this size to end complete in its first session
+  reask1     the fault mix, --max-reasks 1 and --final-passes 0 (as before issue 27)
+  no-final   the fault mix, default settings but --final-passes 0 (no final pass: as before it)
+  default    the fault mix, default settings (2 re-asks, 4 retries, 1 final pass)
+  one-run    the fault mix, --max-reasks 4 and retry.max_retries 8 (an assay.toml), no final
+             pass: more re-asks and retries instead
   generate   ``assay generate`` on --queries distinct queries (the shipped sample's three,
              repeated), clean and under the fault mix then re-run until complete: are the
              rubrics and records byte for byte the clean job's?
 
-Columns: the first session's wall time, status and failed calls; the resumes it needed and
+Columns: the first session's wall time, status and failed calls, and what its final pass did
+(failed calls asked again once every call had been sent / of them recovered); the resumes it
+needed and
 their wall time (a resume retries only the failed calls; its attempt timeouts start fitted to
 the run's stored latencies, so a hung request costs it about a second, not the 60 s ceiling);
 the time to a complete run against the clean run's (target: at most 2x); verdicts equal to the
@@ -77,8 +81,10 @@ def grade_until_complete(data: Path, judge: str, run_dir: Path, *extra: str | Pa
     if code not in (0, 4):
         raise SystemExit(f"assay grade failed ({code}): {err}")
     manifest = json.loads((run_dir / "manifest.json").read_text())
+    final = manifest["timing"]["sessions"][0]["final_pass"]
     out = {"first_wall": wall, "first_status": manifest["status"],
-           "first_failed": manifest["totals"]["errors"], "resumes": 0, "resume_wall": 0.0}
+           "first_failed": manifest["totals"]["errors"], "resumes": 0, "resume_wall": 0.0,
+           "final_pass": f"{final['asked_again']} / {final['recovered']}"}
     while code == 4 and out["resumes"] < MAX_RESUMES:
         wall, code, err = assay("grade", "--resume", run_dir, "--quiet")
         if code not in (0, 4):
@@ -91,9 +97,9 @@ def grade_until_complete(data: Path, judge: str, run_dir: Path, *extra: str | Pa
 
 
 def header() -> None:
-    print("| case | calls | 1st session s | 1st status | failed calls | resumes | resume s "
-          "| to complete s | vs clean | verdicts = clean |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---|")
+    print("| case | calls | 1st session s | 1st status | failed calls | final pass | resumes "
+          "| resume s | to complete s | vs clean | verdicts = clean |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
 
 
 def row(name: str, calls: int, result: dict, clean: dict | None, same: bool | None) -> None:
@@ -101,8 +107,9 @@ def row(name: str, calls: int, result: dict, clean: dict | None, same: bool | No
     done = f"{result['total_wall']:.1f}" if result["status"] == "complete" else \
         f"({result['status']})"
     print(f"| {name} | {calls:,} | {result['first_wall']:.1f} | {result['first_status']} | "
-          f"{result['first_failed']} | {result['resumes']} | {result['resume_wall']:.1f} | "
-          f"{done} | {ratio} | {'' if same is None else 'yes' if same else '**no**'} |")
+          f"{result['first_failed']} | {result['final_pass']} | {result['resumes']} | "
+          f"{result['resume_wall']:.1f} | {done} | {ratio} | "
+          f"{'' if same is None else 'yes' if same else '**no**'} |")
 
 
 def run_grading(work: Path, cases: set[str], examples: int) -> None:
@@ -118,18 +125,22 @@ def run_grading(work: Path, cases: set[str], examples: int) -> None:
         clean_server.wait()
     row("clean", calls, clean, None, None)
     expected = verdicts(work / "clean")
-    faulted = {"reask1": "fault mix, --max-reasks 1", "default": "fault mix, defaults (2 re-asks)",
-               "one-run": "fault mix, --max-reasks 4, max_retries 8"}
+    faulted = {"reask1": "fault mix, --max-reasks 1, no final pass",
+               "no-final": "fault mix, defaults but no final pass",
+               "default": "fault mix, defaults (2 re-asks, 1 final pass)",
+               "one-run": "fault mix, --max-reasks 4, max_retries 8, no final pass"}
     for case, name in faulted.items():
         if case not in cases:
             continue
         server, url = start_fake_judge(50, *VARIED, *MIX)
         judge, extra = f"openai-compatible:fake@{url}", []
         if case == "reask1":
-            extra = ["--max-reasks", "1"]
+            extra = ["--max-reasks", "1", "--final-passes", "0"]
+        elif case == "no-final":
+            extra = ["--final-passes", "0"]
         elif case == "one-run":  # the same endpoint as a named judge with more retries
             config.write_text(f'[judges.fake]\nspec = "{judge}"\nretry = {{ max_retries = 8 }}\n')
-            judge, extra = "fake", ["--max-reasks", "4", "--config", config]
+            judge, extra = "fake", ["--max-reasks", "4", "--final-passes", "0", "--config", config]
         try:
             result = grade_until_complete(data, judge, work / case, *extra)
         finally:
@@ -185,7 +196,7 @@ def run_generation(work: Path, queries: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=440)
-    parser.add_argument("--cases", default="clean,reask1,default,one-run,generate")
+    parser.add_argument("--cases", default="clean,reask1,no-final,default,one-run,generate")
     parser.add_argument("--queries", type=int, default=40, help="queries of the generate case")
     args = parser.parse_args()
     compile_sources()

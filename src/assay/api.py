@@ -166,6 +166,7 @@ async def agrade(
     workers: int | None = None,
     batch_retry: str = "batch",
     batch_poll_s: float = 30.0,
+    final_passes: int = 1,
     aggregate: str | None = None,
     abstain: str | None = None,
 ) -> GradeResult:
@@ -197,7 +198,10 @@ async def agrade(
     :mod:`assay.distributed`). ``executor="batch"`` asks through the judges' batch APIs
     (OpenAI's Batch API, Anthropic's Message Batches) at half price; a request that fails or
     expires is asked again in a new batch or live (``batch_retry``), and a pending batch is
-    polled every ``batch_poll_s`` seconds (see :mod:`assay.judges.batch_judge`). ``progress=True`` shows the command line's progress bar (on
+    polled every ``batch_poll_s`` seconds (see :mod:`assay.judges.batch_judge`).
+    ``final_passes`` (``--final-passes``): how many times a call that failed on transient
+    faults or an unparsed reply is asked again once every call has been sent, before the
+    run's status is decided (default 1; 0: none; see :mod:`assay.runs.engine`). ``progress=True`` shows the command line's progress bar (on
     stderr; see :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
     ``abstain`` are the former names of ``aggregation`` and ``abstention``. A bad value is an
     :class:`~assay.errors.InputError` (a ``ValueError``) naming it.
@@ -218,7 +222,7 @@ async def agrade(
     operational = {"run_dir": run_dir, "budget_usd": budget_usd, "concurrency": concurrency,
                    "cache_path": cache_path, "quiet": not progress, "executor": executor,
                    "ray_address": ray_address, "workers": workers, "batch_retry": batch_retry,
-                   "batch_poll_s": batch_poll_s}
+                   "batch_poll_s": batch_poll_s, "final_passes": final_passes}
     if items is None and resume is not None:
         source, options = restore(resume, RunOptions(**operational))
     else:

@@ -53,10 +53,12 @@ def test_some_failed_calls_make_the_run_incomplete_and_resume_completes_it(tmp_p
                                                                            rubric_file):
     # One request at a time, in order: the engine keeps all 24 calls outstanding, so the
     # requests go A..X, then the re-asks of the failed ones (two each, max_reasks); malformed
-    # replies to A..H and to their re-asks fail exactly those 8 calls (two items).
+    # replies to A..H and to their re-asks fail exactly those 8 calls (two items). No final
+    # pass: what the resume retries is tested here.
     faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 16)
     with FakeJudgeServer.run_in_thread(policy=POLICY, faults=faults) as server:
-        first = grade(items_file, rubric_file, spec(server), tmp_path / "run", "--concurrency", "1")
+        first = grade(items_file, rubric_file, spec(server), tmp_path / "run", "--concurrency", "1",
+                      "--final-passes", "0")
         assert first.exit_code == 4, first.output
         assert "incomplete: 2 items lack verdicts (8 calls failed" in first.output
         n = len(server.requests)

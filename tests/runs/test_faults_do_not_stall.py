@@ -57,7 +57,7 @@ async def test_a_resume_fits_its_attempt_timeout_from_the_stored_latencies(tmp_p
     async with FakeJudgeServer(policy=POLICY, faults=Faults(at={stuck: ["malformed"] * 3})) as server:
         judge = parse_spec(spec(server), retry=fast)
         first = await assay.agrade(items, rubric=rubric_file, judges=[judge],
-                                   run_dir=tmp_path / "run")
+                                   run_dir=tmp_path / "run", final_passes=0)
     assert first.status == "incomplete"
     hang = Faults(at={stuck: ["timeout"]}, hang_s=60)
     async with FakeJudgeServer(policy=POLICY, faults=hang, port=server.port) as server:
@@ -70,7 +70,8 @@ async def test_a_resume_fits_its_attempt_timeout_from_the_stored_latencies(tmp_p
 
 async def test_max_reasks_lets_a_run_finish_a_call_malformed_three_times(tmp_path, rubric_file):
     """Issue 27, point 11: the default 2 re-asks leave a call malformed three times failed
-    (resume to retry it); max_reasks=3 (--max-reasks 3) finishes it in the run itself."""
+    (without a final pass: resume to retry it); max_reasks=3 (--max-reasks 3) finishes it in
+    its own call."""
     items = write_items(tmp_path / "items.jsonl", 2)
     call = ("Answer 1: scrape", "Explains how to remove the stinger.")
     outcomes = {}
@@ -78,7 +79,8 @@ async def test_max_reasks_lets_a_run_finish_a_call_malformed_three_times(tmp_pat
         async with FakeJudgeServer(policy=POLICY,
                                    faults=Faults(at={call: ["malformed"] * 3})) as server:
             result = await assay.agrade(items, rubric=rubric_file, judges=[spec(server)],
-                                        max_reasks=max_reasks, run_dir=tmp_path / f"{max_reasks}")
+                                        max_reasks=max_reasks, final_passes=0,
+                                        run_dir=tmp_path / f"{max_reasks}")
         (attempts,), = rows(result.run_dir, "SELECT MAX(attempts) FROM calls")
         outcomes[max_reasks] = (result.status, attempts)
     assert outcomes == {None: ("incomplete", 3), 3: ("complete", 4)}
@@ -88,7 +90,8 @@ async def test_a_run_stored_before_max_reasks_existed_still_resumes(tmp_path, ru
     items = write_items(tmp_path / "items.jsonl", 2)
     async with FakeJudgeServer(policy=POLICY, faults=Faults(script=["server_error"] * 8)) as server:
         judge = parse_spec(spec(server), retry={"max_retries": 0})
-        first = await assay.agrade(items, rubric=rubric_file, judges=[judge], run_dir=tmp_path / "run")
+        first = await assay.agrade(items, rubric=rubric_file, judges=[judge],
+                                   run_dir=tmp_path / "run", final_passes=0)
         assert first.status == "incomplete"
         db = sqlite3.connect(tmp_path / "run" / "run.sqlite")  # as a run made before it stored it
         (stored,), = db.execute("SELECT value FROM meta WHERE key = 'config'").fetchall()

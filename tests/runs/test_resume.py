@@ -126,7 +126,7 @@ async def test_resume_retries_calls_that_failed(tmp_path, items_file, rubric_fil
     faults = Faults(script=["malformed"] * 8 + [None] * 16 + ["malformed"] * 16)
     async with FakeJudgeServer(policy=POLICY, faults=faults) as server:
         first = await assay.agrade(items_file, rubric=rubric_file, judges=[spec(server)],
-                                   run_dir=tmp_path / "run", concurrency=1)
+                                   run_dir=tmp_path / "run", concurrency=1, final_passes=0)
         assert first.totals.errors >= 1
         again = await assay.agrade(resume=first.run_dir)
     assert again.totals.errors == 0 and again.totals.calls_ok == 24

@@ -38,7 +38,7 @@ PATHS = {"rubric_path", "few_shot_items", "few_shot_labels"}
 OPERATIONAL = {"run_dir": "elsewhere", "budget_usd": 1.5, "concurrency": 3,
                "cache_path": "cache.sqlite", "quiet": False, "judge_config_file": "assay.toml",
                "executor": "ray", "ray_address": "auto", "workers": 4, "batch_retry": "live",
-               "batch_poll_s": 5.0}
+               "batch_poll_s": 5.0, "final_passes": 2}
 
 
 def _hash(options: RunOptions) -> str:

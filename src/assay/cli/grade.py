@@ -97,6 +97,11 @@ def grade(
                                            "(HOST:PORT, or auto); default: a local instance."),
     workers: int | None = typer.Option(None, "--workers", min=1,
                                        help="Ray judge workers (default 2)."),
+    final_passes: int = typer.Option(
+        1, "--final-passes", min=0, max=10, help="Ask the calls that failed on 429s, 5xx, "
+        "timeouts or unparsed replies again, this many times, once every call has been sent "
+        "(as --resume would), before the run's status is decided; 0: none (--executor batch asks "
+        "again in new batches: --batch-retry)."),
     judge_config_file: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar (CI)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Count calls, tokens, dollars; call nothing."),

@@ -233,6 +233,8 @@ def _finish(report, args: dict[str, Any]) -> None:
     for table in summary_tables(report.scores, report.totals, status=report.status,
                                 run_dir=str(report.run_dir), items_in_input=report.items_in_input):
         console.print(table)
+    if report.outcome.asked_again:
+        stderr().print(final_pass_line(report.outcome), highlight=False)
     if report.skipped_without_response:
         stderr().print(f"{report.skipped_without_response} items had no response to grade and "
                        "were left out", highlight=False)
@@ -252,6 +254,18 @@ def _finish(report, args: dict[str, Any]) -> None:
         raise typer.Exit(EXIT_INCOMPLETE)
     if report.status != "complete":
         raise typer.Exit(1)
+
+
+def final_pass_line(outcome) -> str:
+    """What the final pass did (see :mod:`assay.runs.engine`).
+
+    >>> from assay.runs.engine import EngineOutcome
+    >>> final_pass_line(EngineOutcome(asked_again=3, recovered=2))
+    'final pass: 3 failed calls asked again once every call had been sent; 2 recovered'
+    """
+    calls = "call" if outcome.asked_again == 1 else "calls"
+    return (f"final pass: {outcome.asked_again} failed {calls} asked again once every call had "
+            f"been sent; {outcome.recovered} recovered")
 
 
 def _explain_incomplete(report, resume: str) -> None:
@@ -285,7 +299,10 @@ def _write_outputs(report, args: dict[str, Any]) -> list[str]:
                    "bootstrap_std": report.scores.bootstrap_std,
                    "by_axis": {k: vars(v) for k, v in report.scores.by_axis.items()},
                    "by_theme": {k: vars(v) for k, v in report.scores.by_theme.items()},
-                   "totals": vars(report.totals), **report.scores.table.to_dict(),
+                   "totals": vars(report.totals),
+                   "final_pass": {"asked_again": report.outcome.asked_again,
+                                  "recovered": report.outcome.recovered},
+                   **report.scores.table.to_dict(),
                    **getattr(report, "extra_json", {})}
         if report.scores.healthbench is not None:
             payload["healthbench_metrics"] = report.scores.healthbench.metrics

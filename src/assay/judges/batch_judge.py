@@ -41,7 +41,7 @@ from assay.judges.free_text import text_answer
 from assay.judges.judge import CUT, Judge
 from assay.judges.openai_compat import WireReply
 from assay.judges.pricing import BATCH_PRICE_FACTOR
-from assay.judges.retry import is_retryable
+from assay.judges.retry import worth_asking_again
 from assay.judges.secrets import redact
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
 from assay.judges.simple_evals import simple_evals_reply
@@ -202,7 +202,7 @@ class BatchJudge:
                     return self.judge._finish(request, data, raw, usage, rounds, started, None,
                                               cache_key, BATCH_PRICE_FACTOR)
             assert failure is not None  # a result without a payload says why
-            if not _retryable(failure):
+            if not worth_asking_again(failure):
                 break
             if self.retry == "live":
                 live = await self.judge.ask(request)
@@ -368,11 +368,6 @@ class BatchJudge:
         judge = self.judge
         price = judge._price
         return judge.pricing.cost(judge.model, usage, price) * BATCH_PRICE_FACTOR if price else 0.0
-
-
-def _retryable(failure: Failure) -> bool:
-    return failure.kind in (FailureKind.UNPARSEABLE, FailureKind.SCHEMA_MISMATCH) or is_retryable(
-        failure.kind, failure.status)
 
 
 def _missing(key: str, batch_id: str, status: str = "ended") -> BatchOutcome:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
 from assay.judges.config import RetryPolicy
-from assay.judges.types import FailureKind
+from assay.judges.types import Failure, FailureKind
 
 HEALTH_WINDOW = 32  # answers an endpoint's health is judged on ...
 HEALTH_MIN_ANSWERS = 8  # ... once it has given at least this many
@@ -51,6 +51,22 @@ def is_retryable(kind: FailureKind, status: int | None) -> bool:
     if kind is FailureKind.TRANSPORT and status is not None:
         return False  # a 4xx other than 408/429 will not fix itself
     return kind in RETRYABLE
+
+
+def worth_asking_again(failure: Failure) -> bool:
+    """Whether a call that ended in ``failure`` may succeed if asked again later: its retries
+    ran out on a transient fault (a 429, a 5xx, a timeout, a dropped connection) or its reply
+    did not parse after the re-asks. Not a refused, cut or over-long request, a 4xx, nor a
+    spent budget: those would fail the same way.
+
+    >>> worth_asking_again(Failure(FailureKind.UNPARSEABLE, "not JSON"))
+    True
+    >>> worth_asking_again(Failure(FailureKind.TRANSPORT, "HTTP 401", 401))
+    False
+    """
+    return failure.kind in (FailureKind.UNPARSEABLE, FailureKind.SCHEMA_MISMATCH) or is_retryable(
+        failure.kind, failure.status
+    )
 
 
 def backoff_delay(attempt: int, policy: RetryPolicy, rng: random.Random | None = None) -> float:

@@ -12,20 +12,34 @@ engine stops scheduling, lets in-flight calls end, and reports ``budget``; resum
 budget continues where it stopped. ``on_item_done`` is handed each item this session registered
 once its calls have all ended, with its votes (the run's summary is scored from them, see
 :mod:`assay.runs.session_scores`).
+
+**Final passes.** A call that failed in a way that asking again may fix (its retries ran out on
+429s, 5xx or timeouts, or its reply did not parse after the re-asks:
+:func:`~assay.judges.retry.worth_asking_again`) is not recorded as failed at once: it is held
+until every call of the input has been sent, then asked again, exactly as ``--resume`` would
+ask it, up to ``final_passes`` times (once by default; a call that fails once every call has
+been sent is asked again at once). Only its last outcome is recorded, with the attempts,
+tokens, cost and time of every pass; a failure stays a failure, and the run's status is
+decided after the passes. At most ``concurrency`` calls are held at a time (a call beyond that
+is recorded as failed): the memory stays bounded, and an endpoint that fails every call is not
+asked again for all of them. A run that stops early (budget, a store error, an interruption)
+records the held calls as the failures they are.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.errors import AssayError, Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.grading.parse import ReplyError
 from assay.item import Item
+from assay.judges.retry import worth_asking_again
 from assay.logs import get_logger
 from assay.progress import QuietProgress, RunProgress
 from assay.rubric import Rubric
@@ -60,6 +74,18 @@ class EngineOutcome:
     issues: list[Issue] = field(default_factory=list)
     store_error: BaseException | None = None  # the first failed write (e.g. disk full)
     unsaved_calls: int = 0  # calls that ended after it and could not be saved
+    asked_again: int = 0  # failed calls asked again in a final pass
+    recovered: int = 0  # of them, those that ended with their verdicts
+
+
+@dataclass(frozen=True)
+class _Held:
+    """A call held for a final pass: its request, its failed reply and the passes it had."""
+
+    call: PlannedCall
+    request: Any
+    reply: Any
+    passes: int
 
 
 class Engine:
@@ -73,6 +99,7 @@ class Engine:
         concurrency: int | None = None,
         progress: RunProgress | None = None,
         on_item_done: ItemDone | None = None,
+        final_passes: int = 1,
     ):
         self.store = store
         self.grader = grader
@@ -92,6 +119,9 @@ class Engine:
         self._registered = 0  # items registered in this session
         # Items registered in this session and not finished yet, with the votes so far.
         self._fresh: dict[str, tuple[int, Item, Rubric, list[Verdict]]] = {}
+        self.final_passes = final_passes
+        self._held: deque[_Held] = deque()  # failed calls waiting for their final pass
+        self._sent_all = False  # every call of the input has been sent once
 
     async def run(self, items: Iterable[Item]) -> EngineOutcome:
         from assay.judges.types import FailureKind  # noqa: F401  (import early: fail fast)
@@ -123,6 +153,17 @@ class Engine:
                     task.add_done_callback(tasks.discard)
                 if not tasks:  # only cached calls so far: let the commit timer and others run
                     await asyncio.sleep(0)
+            self._sent_all = True  # from now on a failed call is asked again at once
+            while self._held and not self._stop:
+                await window.acquire()
+                if self._stop:
+                    window.release()
+                    break
+                held = self._held.popleft()
+                task = asyncio.create_task(self._call(held.call, held.request, window, outcome,
+                                                      held))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
             if tasks:
                 await asyncio.gather(*tasks)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -132,6 +173,9 @@ class Engine:
             outcome.status = "interrupted"
             raise
         finally:
+            for held in self._held:  # the run stopped before their final pass
+                self._replied(held.call, held.reply, outcome)
+            self._held.clear()
             self._commit_now()  # whatever ended the run, the finished calls are kept
         if self._stop:
             outcome.status = self._stop
@@ -223,32 +267,58 @@ class Engine:
         return rest_calls, rest_requests
 
     async def _call(self, call: PlannedCall, request: Any, window: asyncio.Semaphore,
-                    outcome: EngineOutcome) -> None:
+                    outcome: EngineOutcome, held: _Held | None = None) -> None:
+        """Ask ``call`` (again, in a final pass, when ``held``) and record how it ended."""
+        passes, earlier = (held.passes, held.reply) if held is not None else (0, None)
         try:
-            try:
-                reply = await self.judges[call.judge].judge.ask(request)
-            except Exception as exc:  # a bug below us must not lose the run
-                log.exception("judge %s raised on call %s", call.judge, call.key)
-                self._record(call, None, errors=[(None, "internal", f"{type(exc).__name__}: {exc}")])
-                return
-            self._replied(call, reply, outcome)
+            while True:
+                try:
+                    reply = await self.judges[call.judge].judge.ask(request)
+                except Exception as exc:  # a bug below us must not lose the run
+                    log.exception("judge %s raised on call %s", call.judge, call.key)
+                    self._record(call, None,
+                                 errors=[(None, "internal", f"{type(exc).__name__}: {exc}")])
+                    return
+                if earlier is not None:
+                    if _refused(reply):  # the budget is spent: the failure it had stands
+                        self._stop = "budget"
+                        reply = earlier
+                        break
+                    outcome.asked_again += 1
+                    reply = _with_earlier_passes(reply, earlier)
+                if not self._asks_again(reply, passes):
+                    break
+                passes, earlier = passes + 1, reply
+                if not self._sent_all:  # held until every call has been sent once
+                    self._held.append(_Held(call, request, reply, passes))
+                    return
+            if self._replied(call, reply, outcome) and passes:
+                outcome.recovered += 1
         finally:
             window.release()
 
-    def _replied(self, call: PlannedCall, reply: Any, outcome: EngineOutcome) -> None:
+    def _asks_again(self, reply: Any, passes: int) -> bool:
+        """Whether a call that ended with ``reply`` after ``passes`` final passes gets one more."""
+        return (reply.failure is not None and passes < self.final_passes and not self._stop
+                and worth_asking_again(reply.failure)
+                and (self._sent_all or len(self._held) < self.concurrency))
+
+    def _replied(self, call: PlannedCall, reply: Any, outcome: EngineOutcome) -> bool:
+        """Record the call's reply; True if it gave verdicts."""
         failure = reply.failure
-        if failure is not None and failure.kind == "budget":  # FailureKind.BUDGET (a StrEnum)
+        if _refused(reply):
             self._stop = "budget"
-            return
+            return False
         outcome.calls_made += 1
         if failure is not None:
             self._record(call, reply, errors=[(None, failure.kind.value, failure.message)])
-            return
+            return False
         results = self.grader.interpret(call, reply.data, reply.raw)
         verdicts = [r for r in results if isinstance(r, Verdict)]
         errors = [(r.criterion_id, "unreadable_reply", r.message)
                   for r in results if isinstance(r, ReplyError)]
         self._record(call, reply, verdicts=verdicts, errors=errors)
+        return bool(verdicts)
 
     def _record(self, call: PlannedCall, reply: Any, *, verdicts: Sequence[Verdict] = (),
                 errors: Sequence[tuple[str | None, str, str]] = ()) -> None:
@@ -288,6 +358,19 @@ class Engine:
         fresh = self._fresh.pop(item_id, None)
         if fresh is not None and self.on_item_done is not None:
             self.on_item_done(*fresh)
+
+
+def _refused(reply: Any) -> bool:
+    """Whether the budget refused the call (it was not made)."""
+    return reply.failure is not None and reply.failure.kind == "budget"  # FailureKind.BUDGET
+
+
+def _with_earlier_passes(reply: Any, earlier: Any) -> Any:
+    """``reply`` carrying the attempts, tokens, cost and time of the call's earlier passes."""
+    return replace(reply, usage=earlier.usage + reply.usage,
+                   cost_usd=earlier.cost_usd + reply.cost_usd,
+                   latency_s=earlier.latency_s + reply.latency_s,
+                   attempts=earlier.attempts + reply.attempts)
 
 
 def judge_request(call: PlannedCall) -> Any:

@@ -44,6 +44,7 @@ from assay.rubric import Rubric
 from assay.scoring import Abstention, Formula
 
 Executor = Literal["local", "ray", "batch"]
+MAX_FINAL_PASSES = 10  # the most final passes a run may be set to make
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,10 @@ class RunOptions(BaseModel):
     # in a new batch or live; how often a pending batch is polled
     batch_retry: Annotated[Literal["batch", "live"], _operational("--batch-retry")] = "batch"
     batch_poll_s: Annotated[float, Field(gt=0), _operational("--batch-poll-s")] = 30.0
+    # failed calls asked again once every call has been sent, before the status is decided
+    # (assay.runs.engine: transient faults and unparsed replies only); 0: none
+    final_passes: Annotated[int, Field(ge=0, le=MAX_FINAL_PASSES, strict=True),
+                            _operational("--final-passes")] = 1
 
     def __init__(self, **values: Any) -> None:
         try:

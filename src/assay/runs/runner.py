@@ -1,7 +1,8 @@
 """One grading run from start to finish: config, store, judges, engine, manifest, scores.
 
 A run ends with one status: ``complete`` (every item of the input has all its verdicts),
-``incomplete`` (some calls failed or some items were skipped: resume to retry the calls),
+``incomplete`` (some calls failed, also after the final passes of :mod:`assay.runs.engine`, or
+some items were skipped: resume to retry the calls),
 ``budget`` (stopped at ``--budget``), ``error`` (the store could not be written, e.g. the disk
 is full: every call saved before is kept and the run resumes) or ``interrupted``.
 
@@ -253,8 +254,10 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
     # keep their own limits and it bounds the calls the engine keeps outstanding, as before.
     # The summary is scored from the items as they finish; earlier sessions' come from the store.
     session_scores = SessionScores(Scoring.from_config(config), after=store.last_position())
+    # A batch judge asks its failed requests again itself (new batches, or live: --batch-retry)
+    final_passes = 0 if options.executor == "batch" else options.final_passes
     engine = Engine(store, grader, slots, rubric=options.rubric,
-                    concurrency=window,
+                    concurrency=window, final_passes=final_passes,
                     progress=progress, on_item_done=session_scores.add)
     started = time.perf_counter()
     status = "interrupted"
@@ -285,6 +288,8 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
         sessions.append({"started_at": time.time() - (time.perf_counter() - started),
                          "wall_s": time.perf_counter() - started, "ended_at": time.time(),
                          "calls_made": outcome.calls_made, "status": status,
+                         "final_pass": {"asked_again": outcome.asked_again,
+                                        "recovered": outcome.recovered},
                          "in_flight": {judge.id: judge.in_flight for judge in judges},
                          "items_in_input": items_in_input,
                          "skipped_input": skipped_records(skipped),
