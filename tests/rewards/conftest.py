@@ -47,14 +47,16 @@ async def judge_on(serve):
 @pytest.fixture
 async def server_at(serve):
     """``await server_at(**serve_config)`` -> (base URL, fake judge server): ``assay serve``'s
-    server over :data:`CRITERIA` and the keyword policy, stopped after the test."""
+    server over :data:`CRITERIA` and the keyword policy (``judge_faults``, ``judge_latency``:
+    the fake judge's), stopped after the test."""
     from assay.rewards import RewardScorer
     from assay.rewards.server import RewardServer, ServeConfig
 
     started = []
 
-    async def start(**config):
-        judge_server = await serve(policy=keyword_policy)
+    async def start(judge_faults=None, judge_latency=0.0, **config):
+        judge_server = await serve(policy=keyword_policy, faults=judge_faults,
+                                   latency=judge_latency)
         judge = make_judge(f"openai-compatible:fake@{judge_server.base_url}")
         server = RewardServer(RewardScorer(judge, criteria=CRITERIA), ServeConfig(port=0, **config))
         started.append(server)

@@ -123,3 +123,35 @@ async def test_the_window_bounds_the_wait_for_a_request_that_is_slow_to_arrive()
         assert scorer.batches == [["a"], ["b"]]  # "a" is still being scored
         scorer.open.set()
         assert await asyncio.gather(first, waiting) == [["A"], ["B"]]
+
+
+class Streaming:
+    """Reports each item as it is scored; raises on "bad" after reporting the items before it."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    async def score(self, items, on_result=None):
+        self.batches.append(list(items))
+        results = []
+        for i, item in enumerate(items):
+            if item == "bad":
+                raise ValueError("bad item")
+            results.append(item.upper())
+            if on_result is not None:
+                on_result(i, item.upper())
+            await asyncio.sleep(0)
+        return results
+
+
+async def test_a_submission_answered_before_its_batch_failed_keeps_its_answer():
+    scorer = Streaming()
+    batcher = MicroBatcher(scorer, window_s=HOUR)
+    first = asyncio.create_task(batcher.submit(["a"]))
+    await turns()  # "a" is scored alone; the next two share a batch that fails on "bad"
+    results = await asyncio.gather(batcher.submit(["b"]), batcher.submit(["bad"]),
+                                   return_exceptions=True)
+    assert await first == ["A"]
+    assert results[0] == ["B"] and isinstance(results[1], ValueError)
+    # "b" was answered when it was scored: only the failed submission is scored again alone
+    assert scorer.batches == [["a"], ["b", "bad"], ["bad"]]

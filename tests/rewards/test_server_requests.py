@@ -154,3 +154,24 @@ async def test_a_400_names_the_first_twenty_bad_fields_and_counts_the_rest(serve
     status, body = await post(f"{base}/v1/rewards", {"items": [{"prompt": PROMPT}] * 500})
     assert status == 400 and body["error"].count("completion: required") == 20
     assert body["error"].endswith("... and 480 more")
+
+
+async def test_a_request_is_answered_when_its_own_calls_end_not_its_batchs_slowest(server_at):
+    """Two requests scored in one batch: the one whose doctor-criterion call gets two malformed
+    replies (two re-asks, 0.3 s) does not hold back the other (0.1 s)."""
+    from assay.testing.faults import Faults
+
+    slow_marker = "Rest, and SLOW-ITEM see a doctor."
+    base, _ = await server_at(batch_window_ms=200, judge_latency=0.1, judge_faults=Faults(
+        at={(slow_marker, "consulting a doctor"): ["malformed", "malformed"]}))
+    url = f"{base}/v1/rewards"
+    slow = asyncio.create_task(post(url, {"items": [{"prompt": PROMPT,
+                                                     "completion": slow_marker}]}))
+    fast = asyncio.create_task(post(url, {"items": [GOOD]}))
+    done, pending = await asyncio.wait({slow, fast}, return_when=asyncio.FIRST_COMPLETED)
+    assert done == {fast} and pending == {slow}
+    assert fast.result()[0] == 200 and fast.result()[1]["rewards"] == [1.0]
+    status, body = await slow
+    assert status == 200 and body["rewards"] == [1.0]
+    async with aiohttp.ClientSession() as http, http.get(f"{base}/metrics") as response:
+        assert "assay_batches_total 1\n" in await response.text()  # both in one batch

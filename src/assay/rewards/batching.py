@@ -2,8 +2,11 @@
 
 Items submitted together are scored together, so selections of the same prompt and the
 judge's connection pool are shared across requests. Each request gets its own results back,
-in order. A batch whose scoring raises is scored again one submission at a time, so an
-error fails only the submission that caused it, never the others batched with it.
+in order, as soon as they are ready: a scorer whose ``score`` takes ``on_result`` (as
+:class:`~assay.rewards.RewardScorer` does) reports each item when its own judge calls end, and
+a request does not wait for the slowest call of its batch. A batch whose scoring raises is
+scored again one submission at a time, so an error fails only the submission that caused it,
+never the others batched with it.
 
 The batching adapts to the load. A submission waits (at most ``window_s``) for others only
 while that can pay: while a batch is being scored and another request is still being read
@@ -28,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -36,6 +40,7 @@ from typing import Any
 class MicroBatcher:
     def __init__(self, scorer: Any, *, window_s: float = 0.005, max_batch: int = 256):
         self.scorer = scorer
+        self._streams = "on_result" in inspect.signature(scorer.score).parameters
         self.window_s = window_s
         self.max_batch = max_batch
         self._queue: list[tuple[list[Any], asyncio.Future]] = []  # one entry per submission
@@ -121,25 +126,54 @@ class MicroBatcher:
     async def _run(self, batch: list[tuple[list[Any], asyncio.Future]]) -> None:
         self.batches += 1
         self.items += sum(len(items) for items, _ in batch)
+        flat = [item for items, _ in batch for item in items]
+        answers = _Answers(batch)
         try:
-            results = await self.scorer.score([item for items, _ in batch for item in items])
+            if self._streams:
+                results = await self.scorer.score(flat, on_result=answers.put)
+            else:
+                results = await self.scorer.score(flat)
         except Exception as exc:  # noqa: BLE001  (handed to the submission that caused it)
+            waiting = [entry for entry in batch if not entry[1].done()]
             if len(batch) == 1:
-                if not batch[0][1].done():
-                    batch[0][1].set_exception(exc)
+                if waiting:
+                    waiting[0][1].set_exception(exc)
                 return
             # One submission's bad item must not fail the others scored with it: each is
             # scored again on its own, so only the culprit gets the error.
-            await asyncio.gather(*(self._run([entry]) for entry in batch))
+            await asyncio.gather(*(self._run([entry]) for entry in waiting))
             return
-        start = 0
-        for items, future in batch:
-            if not future.done():
-                future.set_result(list(results[start:start + len(items)]))
-            start += len(items)
+        for i, result in enumerate(results):
+            answers.put(i, result)
 
     async def drain(self) -> None:
         """Score whatever is queued and wait for every batch in flight."""
         self._flush()
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+_PENDING = object()  # a result not reported yet
+
+
+class _Answers:
+    """A batch's results handed to each submission as soon as all of its own are in."""
+
+    def __init__(self, batch: list[tuple[list[Any], asyncio.Future]]):
+        self._owner: list[tuple[int, int]] = []  # flat index → (submission, index in it)
+        self._results: list[list[Any]] = []
+        self._missing: list[int] = []
+        self._futures = [future for _, future in batch]
+        for n, (items, _) in enumerate(batch):
+            self._owner += [(n, k) for k in range(len(items))]
+            self._results.append([_PENDING] * len(items))
+            self._missing.append(len(items))
+
+    def put(self, i: int, result: Any) -> None:
+        n, k = self._owner[i]
+        if self._results[n][k] is not _PENDING:
+            return  # already answered (a result is reported once, then again at the end)
+        self._results[n][k] = result
+        self._missing[n] -= 1
+        if self._missing[n] == 0 and not self._futures[n].done():
+            self._futures[n].set_result(self._results[n])

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
@@ -235,8 +235,12 @@ class RewardScorer:
             await selector_judge.aclose()
 
     async def score(self, items: Sequence[RewardItem], *,
-                    on_failure: FailurePolicy | None = None) -> list[RewardResult]:
-        """One result per item, in order; ``on_failure`` overrides the scorer's policy."""
+                    on_failure: FailurePolicy | None = None,
+                    on_result: Callable[[int, RewardResult], None] | None = None,
+                    ) -> list[RewardResult]:
+        """One result per item, in order; ``on_failure`` overrides the scorer's policy.
+        ``on_result(i, result)`` is called with each item's result as soon as its own judge
+        calls have ended (a server answers each request without waiting for the batch)."""
         policy = self.on_failure if on_failure is None else checked_failure_policy(on_failure)
         answers = [self.answer(item) for item in items]
         refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
@@ -252,20 +256,21 @@ class RewardScorer:
                 id="reward", criteria=chosen, guidelines=None, version="1", metadata={}),
                 self.judge.id) if chosen and i not in refused else []
             plans.append((graded, chosen, calls))
-        flat = [call for _, _, calls in plans for call in calls]
-        replies = await asyncio.gather(*(self._ask(call) for call in flat))
-        outcome = dict(zip((call.key for call in flat), replies))
-        results = []
-        for i, (graded, chosen, calls) in enumerate(plans):
+        async def one(i: int) -> RewardResult:
+            graded, chosen, calls = plans[i]
             if i in refused or i in failures:
                 failed = {"input": refused[i]} if i in refused else {"selection": failures[i]}
-                results.append(RewardResult(None, 0.0, graded.response or "",
-                                            [c.id for c in chosen], {}, failed, policy))
+                result = RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen],
+                                      {}, failed, policy)
             else:
-                results.append(self._result(graded, chosen, [outcome[c.key] for c in calls],
-                                            policy))
-        self.failures.add(results)
-        return results
+                replies = await asyncio.gather(*(self._ask(call) for call in calls))
+                result = self._result(graded, chosen, list(replies), policy)
+            self.failures.add([result])
+            if on_result is not None:
+                on_result(i, result)
+            return result
+
+        return list(await asyncio.gather(*(one(i) for i in range(len(plans)))))
 
     def answer(self, item: RewardItem) -> str:
         """The text graded for ``item``: its final answer, or the whole completion."""
