@@ -190,3 +190,28 @@ async def test_a_streamed_load_keeps_no_item_yet_gives_the_whole_loads_figures(
                           compared=f"aggregated verdicts ({whole.scores.scoring.aggregation})")
     assert compare_runs(streamed, other) == expected
     assert expected.scores.n_items == 4 and expected.verdicts.n_pairs == 1
+
+
+async def test_a_report_that_cannot_be_built_leaves_the_earlier_file_untouched(
+        two_judge_run, tmp_path):
+    """The page is written in pieces to a partial file and moved into place only when whole."""
+    import json
+
+    from tests.report.conftest import AGREE
+
+    import assay
+    from assay.testing import FakeJudgeServer
+
+    others = tmp_path / "others.jsonl"
+    others.write_text(json.dumps({"id": "elsewhere", "prompt": "Bee sting?",
+                                  "response": "Scrape it out."}) + "\n")
+    async with FakeJudgeServer(policy=AGREE) as server:
+        await assay.agrade(others, rubric=tmp_path / "rubric.yaml", run_dir=tmp_path / "other",
+                           judges=[f"openai-compatible:j@{server.base_url}"])
+    out = tmp_path / "report.html"
+    out.write_text("the earlier report")
+    result = runner.invoke(app, ["report", str(two_judge_run), str(tmp_path / "other"),
+                                 "-o", str(out)])
+    assert result.exit_code == 1 and "no item in common" in result.output
+    assert out.read_text() == "the earlier report"
+    assert sorted(p.name for p in tmp_path.glob("report.html*")) == ["report.html"]

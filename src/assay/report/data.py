@@ -178,12 +178,15 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
     finally:
         store.close()
     agreement = ensemble = None
-    if human or len(judges) > 1:  # the votes are read again only for these figures
-        every_vote = list(stored_votes(path, scoring, rubrics))
-        if labels is not None:
-            from assay.metrics.label_sources import check_labels_match
+    compared = bool(human) or len(judges) > 1
+    # the votes are read again only for the figures that compare them
+    every_vote = (list(stored_votes(path, scoring, rubrics)) if compared or labels is not None
+                  else [])
+    if labels is not None:
+        from assay.metrics.label_sources import check_labels_match
 
-            check_labels_match(human, every_vote, labels)
+        check_labels_match(human, every_vote, labels)
+    if compared:
         by_item = rubrics.as_dict()
         agreement = _agreement(every_vote, human, by_item, scoring)
         if human and len(judges) > 1:

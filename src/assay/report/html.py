@@ -80,10 +80,13 @@ def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | P
         loaded.append(load_run(run, labels=labels, on_item=writer.add, max_items=max_items))
         data.append(writer.finish())
     out = Path(out)
+    partial = out.with_name(out.name + ".partial")  # a failed build leaves no half a report
     try:
-        with out.open("w", encoding="utf-8") as file:  # in pieces: the page is never held whole
+        with partial.open("w", encoding="utf-8") as file:  # in pieces: never held whole
             file.writelines(_render(loaded, data, seed=seed))
+        partial.replace(out)
     finally:
+        partial.unlink(missing_ok=True)
         for blob in data:
             blob.close()
     return out
