@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import assay
 from assay.cli import app
+from assay.judges.specs import parse_spec
 from assay.runs.results import rescore_run
 from assay.scoring import (
     HealthBenchExampleScore,
@@ -80,8 +81,10 @@ async def test_finished_calls_are_committed_within_a_quarter_second_not_only_whe
     slow = Latency(lambda rng: 1.5 if next(count) == 39 else 0.005)
     run = tmp_path / "run"
     async with FakeJudgeServer(policy=POLICY, latency=slow) as server:
-        task = asyncio.create_task(assay.agrade(items, rubric=rubric_file, judges=[spec(server)],
-                                                run_dir=run, concurrency=8))
+        # a fixed attempt timeout: the fit to 5 ms replies would let the slow call go and
+        # resend it, and the 40 calls could then be committed at once
+        task = asyncio.create_task(assay.agrade(items, rubric=rubric_file, judges=[
+            parse_spec(spec(server), timeout_s=30)], run_dir=run, concurrency=8))
         seen = set()
         while not task.done():  # read the store as another process would
             await asyncio.sleep(0.02)
@@ -101,8 +104,9 @@ async def test_finished_calls_are_committed_within_a_quarter_second_not_only_whe
 async def test_a_cancelled_run_keeps_the_calls_that_finished(tmp_path, rubric_file):
     items = write_items(tmp_path / "items.jsonl", 20)  # 80 calls, 4 at a time
     async with FakeJudgeServer(policy=POLICY, latency=0.02) as server:
-        task = asyncio.create_task(assay.agrade(items, rubric=rubric_file, judges=[spec(server)],
-                                                run_dir=tmp_path / "run", concurrency=4))
+        # a fixed attempt timeout: one request per call (no resend of a reply slowed by load)
+        task = asyncio.create_task(assay.agrade(items, rubric=rubric_file, judges=[
+            parse_spec(spec(server), timeout_s=30)], run_dir=tmp_path / "run", concurrency=4))
         while len(server.requests) < 30:
             await asyncio.sleep(0.01)
         task.cancel()
