@@ -13,8 +13,6 @@ run's store when it is needed (the store is the run's record: nothing is held tw
 ...                  explanation="dropped: the report's figures never read it"))
 >>> [(v.item_id, v.decision, v.explanation) for v in kept.of_item("q1")]
 [('q1', <Decision.MET: 'MET'>, '')]
->>> len(kept), kept.item_ids()
-(1, {'q1'})
 """
 
 from __future__ import annotations
@@ -35,20 +33,12 @@ class CompactVerdicts:
 
     def __init__(self) -> None:
         self._by_item: dict[str, list[_Row]] = {}
-        self._count = 0
 
     def add(self, verdict: Verdict) -> None:
         option = sys.intern(verdict.option) if verdict.option is not None else None
         row = (sys.intern(verdict.criterion_id), sys.intern(verdict.judge), verdict.decision,
                option)
         self._by_item.setdefault(sys.intern(verdict.item_id), []).append(row)
-        self._count += 1
-
-    def __len__(self) -> int:
-        return self._count
-
-    def item_ids(self) -> set[str]:
-        return set(self._by_item)
 
     def of_item(self, item_id: str) -> list[Verdict]:
         """The item's verdicts, in the order they were added."""
@@ -82,9 +72,6 @@ class StoredRubrics:
 
     def __contains__(self, item_id: object) -> bool:
         return item_id in self._hashes
-
-    def __len__(self) -> int:
-        return len(self._hashes)
 
     def item_ids(self) -> set[str]:
         return set(self._hashes)

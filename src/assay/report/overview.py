@@ -86,10 +86,12 @@ class RunOverview:
             leaf.active += 1
             leaf.met += row.final == "MET"
 
-    def _count_outcome(self, id: str, text: str, points: float, final: str | None) -> None:
-        outcome = self._outcomes.get((id, text))
+    def _count_outcome(self, criterion_id: str, text: str, points: float,
+                       final: str | None) -> None:
+        key = (criterion_id, text)
+        outcome = self._outcomes.get(key)
         if outcome is None:
-            outcome = self._outcomes[(id, text)] = CriterionOutcomes(id, text, points)
+            outcome = self._outcomes[key] = CriterionOutcomes(criterion_id, text, points)
         what = meaning(final, points)
         if what == "failed":
             outcome.errors += 1
