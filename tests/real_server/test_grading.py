@@ -7,6 +7,7 @@ import json
 
 import pytest
 import yaml
+from tests.runs.conftest import RUBRIC  # each reply schema: binary, penalty, ordinal, nominal
 
 from .conftest import ROOT
 from .outcomes import assay, requests_in_flight, run_outcomes
@@ -16,37 +17,6 @@ pytestmark = pytest.mark.real_server
 HEALTHBENCH = ROOT / "tests" / "data" / "healthbench" / "dev.jsonl"
 ANSWER = "Please see a doctor today; call emergency services if it gets worse."
 
-# Each reply schema the grader asks for: binary, a penalty, ordinal with N/A, nominal.
-RUBRIC = {
-    "id": "bee",
-    "criteria": [
-        {"id": "stinger", "text": "Explains how to remove the stinger.", "weight": 5},
-        {"id": "tweezers", "text": "Recommends squeezing the stinger with tweezers.", "weight": -3},
-        {
-            "id": "pain",
-            "text": "How well is pain relief explained?",
-            "kind": "ordinal",
-            "weight": 4,
-            "options": [
-                {"label": "poorly", "value": 0},
-                {"label": "partly", "value": 0.5},
-                {"label": "well", "value": 1},
-                {"label": "not discussed", "na": True},
-            ],
-        },
-        {
-            "id": "tone",
-            "text": "What is the tone?",
-            "kind": "nominal",
-            "weight": 2,
-            "options": [
-                {"label": "alarmist", "value": 0},
-                {"label": "dismissive", "value": 0},
-                {"label": "calm", "value": 1},
-            ],
-        },
-    ],
-}
 ITEMS = [
     {
         "id": "calm",

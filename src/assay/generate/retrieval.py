@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from assay.evidence.chunking import Chunk
-from assay.judges.pricing import CHARS_PER_TOKEN
+from assay.judges.pricing import chars_each
 
 _SITE = re.compile(r"\(?\s*site:\S+\s*\)?", re.IGNORECASE)
 
@@ -69,7 +69,7 @@ def raw_text(chunks: list[Chunk], evidence_tokens: int | None = None) -> str:
     432
     """
     share = (CHUNK_CHARS if evidence_tokens is None else
-             min(CHUNK_CHARS, evidence_tokens * CHARS_PER_TOKEN // max(1, len(chunks))))
+             min(CHUNK_CHARS, chars_each(evidence_tokens, len(chunks))))
     return "\n\n".join(f"SOURCE: {c.title} ({c.id})\n{c.text[:share]}" for c in chunks)
 
 

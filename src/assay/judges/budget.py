@@ -31,6 +31,7 @@ from typing import Any
 import orjson
 
 from assay.judges.config import ModelPrice
+from assay.judges.pricing import tokens_in
 
 # Completion tokens reserved for a call whose judge sets no ``max_tokens``, until a larger
 # reply has been seen (a verdict takes about 80 per criterion; a reasoning model many more).
@@ -152,7 +153,7 @@ class CallEstimator:
         chars = message_chars(messages)
         if schema is not None:
             chars += len(orjson.dumps(schema))
-        prompt_tokens = (chars + 3) // 4
+        prompt_tokens = tokens_in(chars)
         completion = max_tokens or self.completion_tokens
         usd = (prompt_tokens * price.input + completion * price.output) / 1_000_000
         return max(usd, self.dearest_usd)

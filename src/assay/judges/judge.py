@@ -46,7 +46,7 @@ from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
-from assay.judges.pricing import Pricing
+from assay.judges.pricing import Pricing, tokens_in
 from assay.judges.retry import (
     EndpointHealth,
     classify_status,
@@ -522,7 +522,7 @@ class Judge:
                            f"the endpoint's HTTP reply is not a valid response ({exc})", 200)
 
     def _estimate_tokens(self, messages, max_tokens: int | None) -> int:
-        return (message_chars(messages) + 3) // 4 + (max_tokens or 0)
+        return tokens_in(message_chars(messages)) + (max_tokens or 0)
 
 
 def request_cache_key(config: JudgeConfig, request: JudgeRequest,

@@ -152,7 +152,22 @@ CHARS_PER_TOKEN = 4  # the tokenizer-free estimate wherever Assay counts or budg
 
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate (about 4 characters per token), for dry runs and TPM limits."""
-    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+    return tokens_in(len(text))
+
+
+def tokens_in(chars: int) -> int:
+    """The tokens of ``chars`` characters, estimated as :func:`estimate_tokens` does."""
+    return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def chars_each(tokens: int, parts: int) -> int:
+    """The characters each of ``parts`` texts may keep so that together they hold about
+    ``tokens`` tokens (an equal share: passages or sources cut for a small context).
+
+    >>> chars_each(100, 2)
+    200
+    """
+    return tokens * CHARS_PER_TOKEN // max(1, parts)
 
 
 _DEFAULT: Pricing | None = None

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_core import PydanticCustomError
 
 from assay.errors import InputError, Issue
-from assay.judges.pricing import CHARS_PER_TOKEN
+from assay.judges.pricing import chars_each
 
 Scope = Literal["in_scope", "out_of_scope"]
 TurnSelection = Literal["last", "all"]
@@ -189,7 +189,7 @@ class RagItem(BaseModel):
         answer = self.conversation[turn]
         passages = list(answer.context)
         if context_tokens is not None and passages:
-            share = context_tokens * CHARS_PER_TOKEN // len(passages)
+            share = chars_each(context_tokens, len(passages))
             passages = [p[:share] for p in passages]
         return Exchange(question=self.conversation[turn - 1].content, answer=answer.content,
                         passages=passages, history=list(self.conversation[:turn - 1]))

@@ -103,11 +103,6 @@ class PayloadWriter:
         self.max_items = max_items
         self._write('{"name":' + json.dumps(name, ensure_ascii=False) + ',"items":[')
 
-    @property
-    def count(self) -> int:
-        """Items written so far."""
-        return self._count
-
     def add(self, item: ItemRow, rubric: Rubric) -> None:
         if self.max_items is not None and self._count >= self.max_items:
             return
