@@ -199,7 +199,7 @@ async def test_a_hung_request_times_out_on_a_timeout_fitted_to_the_endpoint(serv
         after = await judge.ask(request("after"))  # its slot was freed
         assert judge.attempt_timeout_s == fitted  # one hung request among many replies
     assert all(r.ok for r in replies) and hung.ok and after.ok
-    assert hung.attempts == 2 and judge.limiter.in_flight == 0
+    assert hung.attempts >= 2 and judge.limiter.in_flight == 0  # a stalled machine may let its retry time out too
 
 
 async def test_requests_in_flight_never_exceed_the_limit(serve):
@@ -260,9 +260,12 @@ async def test_the_fitted_timeout_doubles_when_timeouts_are_half_the_recent_outc
         fitted = judge.attempt_timeout_s
         slow = await asyncio.wait_for(
             asyncio.gather(*(judge.ask(request(f"s{i}")) for i in range(4))), timeout=20)
-        # 4 timeouts and 4 replies are the last 8 outcomes: double (once)
-        assert judge.attempt_timeout_s == 2 * fitted
-    assert all(r.ok and r.attempts == 2 for r in slow)
+        # 4 timeouts and 4 replies are the last 8 outcomes: double (once). A retry that a
+        # stalled machine lets time out too is a timeout like any other and may double it again
+        # (the rule itself is pinned exactly, without a clock, in test_timeouts.py)
+        stalled = any(r.attempts > 2 for r in slow)
+        assert judge.attempt_timeout_s == 2 * fitted or (stalled and judge.attempt_timeout_s > 2 * fitted)
+    assert all(r.ok and r.attempts >= 2 for r in slow)
 
 
 def test_backoff_doubles_and_is_capped():
