@@ -201,8 +201,9 @@ async def agrade(
     polled every ``batch_poll_s`` seconds (see :mod:`assay.judges.batch_judge`).
     ``final_passes`` (``--final-passes``): how many times a call that failed on transient
     faults or an unparsed reply is asked again once every call has been sent, before the
-    run's status is decided (default 1; 0: none; see :mod:`assay.runs.engine`). ``progress=True`` shows the command line's progress bar (on
-    stderr; see :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
+    run's status is decided (default 1; 0: none; see :mod:`assay.runs.engine`).
+    ``progress=True`` shows the command line's progress bar (on stderr; see
+    :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
     ``abstain`` are the former names of ``aggregation`` and ``abstention``. A bad value is an
     :class:`~assay.errors.InputError` (a ``ValueError``) naming it.
     """

@@ -124,9 +124,7 @@ async def test_items_carry_a_prompt_preview_their_theme_and_criterion_texts(two_
 
 
 async def test_the_criteria_most_often_failed_count_abstentions_and_errors_apart(two_judge_run, tmp_path):
-    from assay.report.overview import criterion_outcomes
-
-    outcomes = {o.id: o for o in criterion_outcomes(load_run(two_judge_run).items)}
+    outcomes = {o.id: o for o in load_run(two_judge_run).overview.most_failed()}
     assert (outcomes["tweezers"].failed, outcomes["tweezers"].graded) == (0, 4)  # CLEAR: no harm
     html = write_report([two_judge_run], tmp_path / "r.html").read_text()
     assert "Criteria most often failed" in html
@@ -181,6 +179,7 @@ async def test_a_streamed_load_keeps_no_item_yet_gives_the_whole_loads_figures(
     assert streamed.finals == whole.finals and len(streamed.finals) == 16  # 4 items, 4 criteria
     assert streamed.verdicts == whole.verdicts and len(streamed.verdicts) == 32  # two judges
     assert streamed.rubrics == {item.id: whole.rubrics[item.id] for item in whole.items}
+    assert streamed.rubrics is streamed.rubrics  # read from the store once (the review app's pages)
     assert streamed.agreement == whole.agreement and streamed.ensemble == whole.ensemble
 
     other = load_run(one_judge_run, on_item=lambda row, rubric: None)

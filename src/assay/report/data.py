@@ -20,6 +20,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +115,9 @@ class RunReport:
     def finals(self) -> list[Verdict]:
         return list(self.final_verdicts)
 
-    @property
+    @cached_property
     def rubrics(self) -> dict[str, Rubric]:
-        """Each item's rubric, read back from the run's store."""
+        """Each item's rubric, read back from the run's store once (then kept)."""
         return self.stored_rubrics.as_dict()
 
 

@@ -17,7 +17,6 @@ the texts of the criteria that several judges voted on (the reliability table na
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -116,10 +115,3 @@ class RunOverview:
         rubric is its active leaves), with how many of those answers met them."""
         return sorted(self._leaves.values(), key=lambda leaf: (-leaf.active, leaf.id))
 
-
-def criterion_outcomes(items: Iterable[ItemRow]) -> list[CriterionOutcomes]:
-    """:meth:`RunOverview.most_failed` of ``items``."""
-    overview = RunOverview()
-    for item in items:
-        overview.add(item)
-    return overview.most_failed()

@@ -380,7 +380,7 @@ async def _item(request: web.Request) -> web.Response:
     for (criterion_id, rater), label in labels.items():
         if rater != request[_SESSION].reviewer:
             others.setdefault(criterion_id, []).append(label)
-    rubric = run.rubrics[item.id]
+    rubric = request.app[_RUBRICS][item.id]
     criteria = {c.id: c for c in rubric.criteria}
     return _render(request, "item.html.j2", index=index, item=item, labels=labels,
                    others=others, criteria=criteria, count=len(run.items),
@@ -389,9 +389,9 @@ async def _item(request: web.Request) -> web.Response:
 
 
 async def _label(request: web.Request) -> web.Response:
-    run, index, item = _item_or_404(request)
+    _, index, item = _item_or_404(request)
     form = await _form(request)
-    rubric = run.rubrics[item.id]
+    rubric = request.app[_RUBRICS][item.id]
     criterion_id, action = _text(form, "criterion_id"), _text(form, "action")
     criterion = next((c for c in rubric.criteria if c.id == criterion_id), None)
     try:
