@@ -28,9 +28,30 @@ import unicodedata
 # Words that qualify how or where an analyte was measured, never which analyte it is. The weak
 # ones also begin names ("high-density lipoprotein", "total cholesterol"), so they are dropped
 # only after the strong ones alone have been tried.
-_LAB_STRONG = frozenset(["serum", "plasma", "ser", "plas", "serpl", "bld", "whole", "venous", "capillary", "arterial", "specimen", "sample", "ser/plas", "level", "levels", "result", "results", "value", "test", "assay", "screen", "panel", "quant", "quantitative", "qn", "lab", "measured", "measurement", "concentration", "conc", "mcnc", "scnc", "acnc", "mfr", "calc", "calculated", "calculation", "computed", "derived", "est", "estimated", "nih", "martin", "hopkins", "friedewald", "sampson", "formula", "equation", "ckd", "epi", "ckdepi", "mdrd", "cockcroft", "gault", "2009", "2012", "2021", "race", "if", "nonafricn", "africn", "african", "american", "am", "black", "nonblack", "afr", "amer", "3rd", "third", "4th", "fourth", "generation", "gen", "ultrasensitive", "hplc", "ifcc", "ngsp", "dcct", "immunoassay", "ia", "lc", "ms", "lcms", "chemiluminescent", "ecl", "eclia", "ria", "fasting", "fast", "fasted", "nonfasting", "random", "rand", "postprandial", "pp", "cardiac", "direct"])
-_LAB_WEAK = frozenset(["high", "hs", "sensitive", "sensitivity", "ultra", "total", "tot", "non", "free", "in", "of", "by", "or", "the", "and", "s", "p", "sp"])
-_WEARABLE_STRONG = frozenset(["daily", "day", "today", "nightly", "night", "overnight", "sleeping", "avg", "average", "mean", "median", "latest", "current", "last", "recent", "7", "14", "30", "week", "weekly", "monthly", "trend", "rolling", "reading", "value", "level", "measured", "apple", "health", "fitbit", "garmin", "oura", "whoop", "watch", "ring", "band", "tracker"])
+_LAB_STRONG = frozenset({
+    "serum", "plasma", "ser", "plas", "serpl", "bld", "whole", "venous", "capillary",
+    "arterial", "specimen", "sample", "ser/plas", "level", "levels", "result", "results",
+    "value", "test", "assay", "screen", "panel", "quant", "quantitative", "qn", "lab",
+    "measured", "measurement", "concentration", "conc", "mcnc", "scnc", "acnc", "mfr", "calc",
+    "calculated", "calculation", "computed", "derived", "est", "estimated", "nih", "martin",
+    "hopkins", "friedewald", "sampson", "formula", "equation", "ckd", "epi", "ckdepi", "mdrd",
+    "cockcroft", "gault", "2009", "2012", "2021", "race", "if", "nonafricn", "africn",
+    "african", "american", "am", "black", "nonblack", "afr", "amer", "3rd", "third", "4th",
+    "fourth", "generation", "gen", "ultrasensitive", "hplc", "ifcc", "ngsp", "dcct",
+    "immunoassay", "ia", "lc", "ms", "lcms", "chemiluminescent", "ecl", "eclia", "ria",
+    "fasting", "fast", "fasted", "nonfasting", "random", "rand", "postprandial", "pp",
+    "cardiac", "direct", "poc", "point", "care", "bedside",
+})
+_LAB_WEAK = frozenset({
+    "high", "hs", "sensitive", "sensitivity", "ultra", "total", "tot", "non", "free", "in",
+    "of", "by", "or", "the", "and", "s", "p", "sp",
+})
+_WEARABLE_STRONG = frozenset({
+    "daily", "day", "today", "nightly", "night", "overnight", "sleeping", "avg", "average",
+    "mean", "median", "latest", "current", "last", "recent", "7", "14", "30", "week",
+    "weekly", "monthly", "trend", "rolling", "reading", "value", "level", "measured", "apple",
+    "health", "fitbit", "garmin", "oura", "whoop", "watch", "ring", "band", "tracker",
+})
 _STRIPPED = {"lab": (_LAB_STRONG, _LAB_STRONG | _LAB_WEAK), "wearable": (_WEARABLE_STRONG,)}
 # "average glucose" and "daily steps" are names themselves: forms keep the literal one first.
 _TOKEN = re.compile(r"[a-z0-9%]+|[^\x00-\x7f\s]")

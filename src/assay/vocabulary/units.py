@@ -153,7 +153,7 @@ def _case(text: str) -> str:
     ``dL``): restore the case pint needs."""
     text = re.sub(r"(?<![a-z])([munpfd]?)l\b", lambda m: m.group(1) + "L", text)
     text = re.sub(r"\b([munp]?)iu\b", lambda m: m.group(1) + "IU", text)
-    text = re.sub(r"\bu/", "U/", text)
+    text = re.sub(r"\b([munp]?)u/", lambda m: m.group(1) + "U/", text)   # U/L, mU/L
     text = re.sub(r"\bmmhg\b", "mmHg", text)
     text = re.sub(r"\bdeg(c|f)\b", lambda m: "deg" + m.group(1).upper(), text)
     return text
