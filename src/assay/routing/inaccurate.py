@@ -45,7 +45,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from assay.health_memory import HealthMemory, Lab
+from assay.health_memory import HealthMemory, Lab, WearableSeries
 
 SERIES_FIELDS = ("mean", "min", "max", "latest", "baseline")
 # Typical ranges in each concept's canonical unit: a wrong value stays inside what people show.
@@ -144,16 +144,18 @@ def inaccurate_memory(memory: HealthMemory, rng: random.Random,
 
 def _members(memory: HealthMemory) -> list[_Member]:
     out = []
-    for section, entries in (("labs", memory.labs), ("wearables", memory.wearables)):
-        for index, entry in enumerate(entries):
-            reading = entry.reading()
-            kind = "lab" if section == "labs" else "wearable"
-            fields = {"value": entry.value} if isinstance(entry, Lab) else {
-                f: getattr(entry, f) for f in SERIES_FIELDS if getattr(entry, f) is not None}
-            values = {f: _to_canonical(kind, reading.concept, v, entry.unit)
-                      for f, v in fields.items()}
-            out.append(_Member(section, index, kind, reading.concept or "", entry,
-                               entry.unit, values))
+    entries: list[tuple[str, int, Lab | WearableSeries]] = [
+        *(("labs", i, e) for i, e in enumerate(memory.labs)),
+        *(("wearables", i, e) for i, e in enumerate(memory.wearables))]
+    for section, index, entry in entries:
+        reading = entry.reading()
+        kind = "lab" if section == "labs" else "wearable"
+        fields = {"value": entry.value} if isinstance(entry, Lab) else {
+            f: getattr(entry, f) for f in SERIES_FIELDS if getattr(entry, f) is not None}
+        values = {f: _to_canonical(kind, reading.concept, v, entry.unit)
+                  for f, v in fields.items()}
+        out.append(_Member(section, index, kind, reading.concept or "", entry,
+                           entry.unit, values))
     return out
 
 

@@ -158,13 +158,18 @@ class Vocabulary:
     def __post_init__(self) -> None:
         self._by_name: dict[tuple[str, str], str] = {}
         self._by_code: dict[str, str] = {}
-        self._phrases: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        # kind -> first word -> (term id, phrase): a name is looked for only where its first
+        # word is
+        self._phrases: dict[str, dict[str, list[tuple[str, tuple[str, ...]]]]] = {}
+        self._found: dict[tuple[str, str], list[Hit]] = {}
         for kind, terms in self.terms.items():
             for term in terms.values():
                 for name in (term.id, *term.names):
                     self._by_name.setdefault((kind, normalise(name)), term.id)
-                    if kind in PHRASE_KINDS:
-                        self._phrases.setdefault(kind, []).append((term.id, words(name)))
+                    phrase = words(name)
+                    if kind in PHRASE_KINDS and phrase:
+                        self._phrases.setdefault(kind, {}).setdefault(phrase[0], []).append(
+                            (term.id, phrase))
                 for code in term.loinc:
                     self._by_code.setdefault(code, term.id)
 
@@ -230,14 +235,21 @@ class Vocabulary:
     def find(self, kind: str, text: str) -> list[Hit]:
         """The terms of ``kind`` named in ``text`` as whole words, longest first where two
         overlap ("type 2 diabetes" hides the "diabetes" inside it), in reading order."""
+        cached = self._found.get((kind, text))
+        if cached is not None:
+            return list(cached)
         tokens = words(text)
+        by_first = self._phrases.get(kind, {})
         hits = [Hit(term_id, i, i + len(phrase))
-                for term_id, phrase in self._phrases.get(kind, [])
-                for i in _positions(tokens, phrase)]
+                for i, token in enumerate(tokens) for term_id, phrase in by_first.get(token, ())
+                if tokens[i:i + len(phrase)] == phrase]
         kept = [h for h in hits if not any(
             o.start <= h.start and h.end <= o.end and (o.end - o.start) > (h.end - h.start)
             for o in hits)]
-        return sorted(set(kept), key=lambda h: (h.start, -h.end))
+        found = sorted(set(kept), key=lambda h: (h.start, -h.end))
+        if len(self._found) < 65536:  # the same few entries are read for every leaf
+            self._found[(kind, text)] = found
+        return list(found)
 
     def resolve(self, kind: str, name: str, code: str | None = None) -> set[str]:
         """The ids of the terms a memory entry of this name (and LOINC code) denotes."""

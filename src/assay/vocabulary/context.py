@@ -63,6 +63,7 @@ class _Rules:
     rules: tuple[_Rule, ...]
     terminators: tuple[tuple[str, ...], ...]
     statuses: dict[str, str]
+    by_first: dict[str, tuple[_Rule, ...]]
 
 
 def assertion(kind: str, text: str, *, status: str | None = None,
@@ -71,11 +72,18 @@ def assertion(kind: str, text: str, *, status: str | None = None,
     ``span``: the concept's word positions in ``text`` (as :func:`assay.vocabulary.words`
     splits it); by default the first term the vocabulary finds there, else every word no
     trigger covers."""
-    from assay.vocabulary import vocabulary, words
+    from assay.vocabulary import vocabulary
 
     if span is None:
         hits = vocabulary().find(kind, text)
         span = (hits[0].start, hits[0].end) if hits else None
+    return _assertion(kind, text, status, span)
+
+
+@functools.lru_cache(maxsize=16384)  # the same entries are read for every leaf of a taxonomy
+def _assertion(kind: str, text: str, status: str | None,
+               span: tuple[int, int] | None) -> Assertion:
+    from assay.vocabulary import words
 
     rules = _rules()
     found: list[tuple[str, str]] = []
@@ -93,8 +101,9 @@ def assertion(kind: str, text: str, *, status: str | None = None,
 
 def _triggered(rules: _Rules, kind: str, tokens: tuple[str, ...],
                span: tuple[int, int] | None) -> list[tuple[str, str]]:
-    hits = [(start, start + len(rule.phrase), rule) for rule in rules.rules
-            if kind in rule.kinds for start in _find(tokens, rule.phrase)]
+    hits = [(i, i + len(rule.phrase), rule) for i, token in enumerate(tokens)
+            for rule in rules.by_first.get(token, ())
+            if kind in rule.kinds and tokens[i:i + len(rule.phrase)] == rule.phrase]
     covered = {i for start, end, _ in hits for i in range(start, end)}
     concept = (set(range(*span)) if span is not None
                else set(range(len(tokens))) - covered)
@@ -129,8 +138,12 @@ def _rules() -> _Rules:
                   for r in data["rules"] for p in r["phrases"])
     statuses = {" ".join(words(s)): category for category, listed in data["statuses"].items()
                 for s in listed}
+    by_first: dict[str, list[_Rule]] = {}
+    for rule in rules:
+        by_first.setdefault(rule.phrase[0], []).append(rule)
     return _Rules(str(data["version"]), tuple(data["categories"]), rules,
-                  tuple(words(t) for t in data["terminators"]), statuses)
+                  tuple(words(t) for t in data["terminators"]), statuses,
+                  {k: tuple(v) for k, v in by_first.items()})
 
 
 def rules_version() -> str:

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from assay.vocabulary import PHRASE_KINDS, vocabulary
@@ -52,6 +53,12 @@ def read_entry(kind: str, name: str, *, value: float | None = None, unit: str = 
                code: str | None = None, status: str | None = None) -> Reading:
     """Read one entry of ``kind`` (lab, wearable, condition, medication); see the module
     docstring."""
+    return _read(vocabulary().version, kind, name, value, unit, code, status)
+
+
+@functools.lru_cache(maxsize=65536)  # routing asks about the same entries for every leaf
+def _read(version: str, kind: str, name: str, value: float | None, unit: str,
+          code: str | None, status: str | None) -> Reading:
     table = vocabulary()
     ids = table.resolve(kind, name, code)
     flags: list[str] = []

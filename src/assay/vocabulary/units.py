@@ -57,7 +57,7 @@ def registry() -> Any:
     if _REGISTRY is None:
         import pint
 
-        ureg = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+        ureg: Any = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
         for line in _DEFINITIONS:
             ureg.define(line)
         _REGISTRY = ureg
@@ -137,7 +137,7 @@ def _parsed(key: str) -> tuple[float, Any] | None:
         return None
     text = key
     for pattern, replacement in _SPELLINGS:
-        text = re.sub(pattern, replacement, text)  # type: ignore[call-overload]
+        text = re.sub(pattern, replacement, text)
     ureg = registry()
     try:
         parsed = ureg.parse_expression(_case(text))
