@@ -152,8 +152,8 @@ def _quantity_entry(name: str, loinc: str | None, quantity: dict[str, Any] | Non
                     reference: dict[str, Any] | None, date: str | None, wearable: bool,
                     out: dict[str, list[Any]], fallback: dict[str, Any] | None = None) -> None:
     if not quantity or quantity.get("value") is None:
-        shown = next((str(fallback[k]) for k in ("valueString", "valueCodeableConcept")
-                      if fallback and fallback.get(k)), "no value")
+        shown = str((fallback or {}).get("valueString") or _text(
+            (fallback or {}).get("valueCodeableConcept")) or "no value")
         out["notes"].append(f"{name}: {shown}" + (f" on {date}" if date else ""))
         return
     value = float(quantity["value"])
