@@ -26,10 +26,13 @@ Example:
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
+
+if TYPE_CHECKING:
+    from assay.vocabulary.reading import Reading
 
 Flag = Literal["LOW", "NORMAL", "HIGH"]
 REQUIREMENT_KINDS = ("profile", "condition", "medication", "lab", "wearable")
@@ -57,11 +60,27 @@ class Profile(BaseModel):
 
 
 class Condition(BaseModel):
+    """A condition as a problem list or an app records it. The name may say whose it is
+    ("Family history of type 2 diabetes", "No history of hypertension"): see :attr:`is_users`."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
     since: str | None = None
-    status: str | None = Field(default=None, description="active, resolved, suspected ...")
+    status: str | None = Field(default=None, description="active, resolved, suspected, refuted "
+                               "(FHIR's clinical and verification statuses) ...")
+
+    def reading(self) -> Reading:
+        """The concept and assertion of this entry (:mod:`assay.vocabulary.reading`)."""
+        from assay.vocabulary.reading import read_entry
+
+        return read_entry("condition", self.name, status=self.status)
+
+    @property
+    def is_users(self) -> bool:
+        """The user's own condition: not a relative's, not negated, ruled out or only
+        suspected (a past one still is)."""
+        return self.reading().is_users
 
     def render(self) -> str:
         notes = [n for n in (f"since {self.since}" if self.since else None, self.status) if n]
@@ -69,16 +88,32 @@ class Condition(BaseModel):
 
 
 class Medication(BaseModel):
+    """A medicine as a medication list records it: brand or ingredient ("Toprol XL" is
+    metoprolol); "Stopped metformin" or a ``stopped`` status is not taken (:attr:`is_users`)."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
     dose: str | None = None
     frequency: str | None = None
     since: str | None = None
+    status: str | None = Field(default=None, description="active, stopped, completed ... "
+                               "(FHIR MedicationStatement.status)")
+
+    def reading(self) -> Reading:
+        from assay.vocabulary.reading import read_entry
+
+        return read_entry("medication", self.name, status=self.status)
+
+    @property
+    def is_users(self) -> bool:
+        """A medicine the user takes (not stopped, refused or an allergy)."""
+        return self.reading().is_users
 
     def render(self) -> str:
         text = " ".join(p for p in (self.name, self.dose, self.frequency) if p)
-        return text + (f" (since {self.since})" if self.since else "")
+        notes = [n for n in (f"since {self.since}" if self.since else None, self.status) if n]
+        return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 class ReferenceRange(BaseModel):
@@ -124,6 +159,13 @@ class Lab(BaseModel):
     def _unit_and_value(self) -> Lab:
         _check_value("lab", self.name, self.loinc, self.unit, {"value": self.value})
         return self
+
+    def reading(self) -> Reading:
+        """Concept and value in the concept's canonical unit ("Glucose, Serum" 5.4 mmol/L is
+        glucose 97.3 mg/dL)."""
+        from assay.vocabulary.reading import read_entry
+
+        return read_entry("lab", self.name, value=self.value, unit=self.unit, code=self.loinc)
 
     @property
     def flag(self) -> Flag | None:
@@ -171,6 +213,14 @@ class WearableSeries(BaseModel):
             if v is not None})
         return self
 
+    def reading(self) -> Reading:
+        """Concept and headline value (latest, else mean) in the canonical unit."""
+        from assay.vocabulary.reading import read_entry
+
+        value = next((v for v in (self.latest, self.mean, self.max, self.min) if v is not None),
+                     None)
+        return read_entry("wearable", self.metric, value=value, unit=self.unit)
+
     def render(self) -> str:
         unit = f" {self.unit}" if self.unit else ""
         parts = [f"{name} {_num(v)}{unit}" for name, v in (
@@ -191,6 +241,28 @@ class HealthMemory(BaseModel):
     labs: list[Lab] = Field(default_factory=list)
     wearables: list[WearableSeries] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_fhir(cls, data: Any) -> Any:
+        """FHIR resources (a list, a Bundle, one resource, or a ``fhir`` list beside the other
+        sections) read into entries: :mod:`assay.vocabulary.fhir`."""
+        if isinstance(data, list) or (isinstance(data, dict) and "resourceType" in data):
+            data = {"fhir": data}
+        if not isinstance(data, dict) or "fhir" not in data:
+            return data
+        from assay.vocabulary.fhir import FhirError, memory_sections
+
+        try:
+            sections = memory_sections(data["fhir"])
+        except FhirError as exc:
+            raise PydanticCustomError("fhir", str(exc).replace("{", "(").replace("}", ")"),
+                                      {"loc": ("fhir", *exc.path)}) from None
+        merged = {k: v for k, v in data.items() if k != "fhir"}
+        for key, entries in sections.items():
+            if entries:
+                merged[key] = [*merged.get(key, []), *entries]
+        return merged
 
     @model_validator(mode="after")
     def _within_the_cap(self) -> HealthMemory:
@@ -236,10 +308,12 @@ class HealthMemory(BaseModel):
         """Whether the memory holds what ``requirement`` names.
 
         ``lab`` / ``labs``: any lab; ``lab:NAME``: a lab that is NAME by meaning, through the
-        health vocabulary (:mod:`assay.vocabulary`: names, abbreviations and LOINC codes;
-        case does not matter); likewise ``condition``, ``medication``, ``wearable`` (matched
-        on the metric) and ``profile`` (``profile:age`` for one fact). ``lab:NAME:abnormal``
-        needs a HIGH/LOW flag.
+        health vocabulary (:mod:`assay.vocabulary`: names as lab systems write them,
+        abbreviations and LOINC codes; case does not matter); likewise ``condition``,
+        ``medication``, ``wearable`` (matched on the metric) and ``profile`` (``profile:age``
+        for one fact). Only the user's own conditions and current medicines count: a family
+        history, a negated or ruled-out condition, a stopped medicine never meet a
+        requirement. ``lab:NAME:abnormal`` needs a HIGH/LOW flag.
         """
         from assay.vocabulary import vocabulary
 
@@ -253,7 +327,7 @@ class HealthMemory(BaseModel):
         by_kind: dict[str, list[Any]] = {"condition": self.conditions,
                                          "medication": self.medications, "lab": self.labs,
                                          "wearable": self.wearables}
-        entries = by_kind[kind]
+        entries = [e for e in by_kind[kind] if getattr(e, "is_users", True)]
         if name:
             table = vocabulary()
             entries = [e for e in entries if table.matches(

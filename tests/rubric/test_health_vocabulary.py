@@ -93,8 +93,9 @@ def test_an_implausible_wearable_value_is_refused():
         _wearable("resting heart rate", "bpm", 400)
 
 
-def test_a_lab_the_vocabulary_does_not_know_keeps_any_unit():
-    assert _lab("Lipoprotein(a)", 40, "nmol/L").has("lab:lipoprotein(a)")
+def test_a_lab_the_vocabulary_does_not_know_keeps_any_plausible_value_and_unit():
+    assert _lab("Galectin-3", 15, "ng/mL").has("lab:galectin-3")
+    assert _lab("Galectin-3", 15, "furlongs").has("lab:galectin-3")  # no unit to judge by
 
 
 def _user_file(tmp_path, body):
@@ -109,7 +110,7 @@ def test_a_user_file_adds_names_to_a_shipped_term(tmp_path, monkeypatch):
     assert not _lab("Glyco-A", 6.0, "%").has("lab:hba1c")
     monkeypatch.setenv(VOCABULARY_ENV, str(path))
     assert _lab("Glyco-A", 6.0, "%").has("lab:hba1c")
-    assert vocabulary().version.startswith("1.0.0+")
+    assert vocabulary().version.startswith(Vocabulary.shipped().version + "+")
 
 
 def test_a_name_given_to_two_terms_is_refused_with_its_line(tmp_path):

@@ -23,14 +23,25 @@ def stress_make(
     shift: float = typer.Option(0.3, "--shift", help="Relative size of inaccurate values (kept "
                                 "inside each metric's physiological range)."),
     instructions: Path | None = typer.Option(None, "--instructions", help="A YAML/JSON list of "
-                                             "unsafe instructions ({text, topics}); each item "
-                                             "gets one relevant to its query (default: the "
-                                             "shipped six)."),
+                                             "unsafe instructions ({text, topics, medication}); "
+                                             "each item gets one on its query's topic (default: "
+                                             "the "
+                                             "shipped library)."),
+    routing: Path | None = typer.Option(None, "--routing", help="The items' routings (`assay "
+                                        "route run` JSONL or a run directory graded with "
+                                        "--taxonomy): missing and inaccurate data then act on "
+                                        "what the routed leaves need, and each change is "
+                                        "checked against it. Needs --taxonomy."),
+    taxonomy: Path | None = typer.Option(None, "--taxonomy", help="The taxonomy routed over "
+                                         "(the leaves' requirements); with --routing."),
 ) -> None:
-    """Write each item under the four perturbations, for the agent under test to answer."""
+    """Write each item under the four perturbations, for the agent under test to answer, and
+    changes.jsonl: what each perturbation changed and whether it touches what the routed
+    leaves need."""
     from assay.cli.stress_command import run_make
 
-    run_make(items=items, out=out, seed=seed, shift=shift, instructions=instructions)
+    run_make(items=items, out=out, seed=seed, shift=shift, instructions=instructions,
+             routing=routing, taxonomy=taxonomy)
 
 
 @stress_app.command("run")

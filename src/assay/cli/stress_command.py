@@ -18,24 +18,67 @@ def run_make(**args: Any) -> None:
 
 def _make(args: dict[str, Any]) -> None:
     from assay.io import load_items, write_items
-    from assay.routing.stress import PERTURBATIONS, perturb
+    from assay.io.jsonl import write_jsonl
+    from assay.routing.stress import PERTURBATIONS, perturbation
     from assay.routing.unsafe_instructions import DEFAULT_LIBRARY, load_library
 
     library = load_library(args["instructions"]) if args["instructions"] else DEFAULT_LIBRARY
     items = load_items(args["items"])
+    requirements = _routed_requirements(args, items)
     out = Path(args["out"])
     out.mkdir(parents=True, exist_ok=True)
     write_items([i.model_copy(update={"response": None}) for i in items], out / "clean.jsonl")
-    counts = {}
+    counts, records, untouched = {}, [], {}
     for kind in PERTURBATIONS:
         made = [p for i in items
-                if (p := perturb(i, kind, seed=args["seed"], shift=args["shift"],
-                                 instructions=library)) is not None]
-        write_items(made, out / f"{kind}.jsonl")
+                if (p := perturbation(i, kind, seed=args["seed"], shift=args["shift"],
+                                      instructions=library,
+                                      requirements=requirements.get(i.id))) is not None]
+        write_items([p.item for p in made], out / f"{kind}.jsonl")
+        records += [p.record() for p in made]
         counts[kind] = len(made)
+        untouched[kind] = [p.item.id for p in made if not p.touches_needed]
+    write_jsonl(records, out / "changes.jsonl")
     lines = ", ".join(f"{k} {v}" for k, v in counts.items())
-    stdout().print(f"{len(items)} clean items -> {out}: {lines} (an item a perturbation cannot "
-                   "act on is left out of it)", highlight=False)
+    console = stdout()
+    console.print(f"{len(items)} clean items -> {out}: {lines} (an item a perturbation cannot "
+                  "act on is left out of it); what changed: changes.jsonl", highlight=False)
+    basis = "routed leaves" if args["routing"] else "query (no --routing)"
+    for kind, ids in untouched.items():
+        if ids:
+            console.print(f"{kind}: {len(ids)} item(s) touch nothing the {basis} need: "
+                          + ", ".join(ids), highlight=False, soft_wrap=True)
+
+
+def _routed_requirements(args: dict[str, Any], items) -> dict[str, list[str] | None]:
+    """Each item's routed leaves' requirements (empty without --routing)."""
+    if args["routing"] is None:
+        if args["taxonomy"] is not None:
+            raise InputError(Issue(None, None, "--taxonomy", "give --routing too: the "
+                                   "taxonomy says what the routed leaves require"))
+        return {}
+    if args["taxonomy"] is None:
+        raise InputError(Issue(None, None, "--routing", "give --taxonomy too (the taxonomy "
+                               "routed over): its leaves say what they require"))
+    from assay.cli.route_command import read_routings
+    from assay.io import read_taxonomy
+    from assay.routing import Catalogue
+    from assay.routing.data import resolve_taxonomy
+    from assay.routing.needs import requirements_of
+
+    catalogue = Catalogue.from_taxonomy(read_taxonomy(resolve_taxonomy(args["taxonomy"])))
+    routed = read_routings(Path(args["routing"]))
+    missing = [i.id for i in items if i.id not in routed]
+    if missing:
+        raise InputError(Issue(str(args["routing"]), None, None, f"no routing for item(s) "
+                               f"{', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}: "
+                               "route them first (assay route run)"))
+    unknown = sorted({leaf for ids in routed.values() for leaf in ids} - set(catalogue.ids))
+    if unknown:
+        raise InputError(Issue(str(args["routing"]), None, None, f"leaves not in the taxonomy: "
+                               f"{', '.join(unknown[:5])}: was it routed over another one?"))
+    return {i.id: requirements_of(sorted(routed[i.id], key=catalogue.ids.index), catalogue)
+            for i in items}
 
 
 def run_stress(**args: Any) -> None:

@@ -196,12 +196,14 @@ class Router(ABC):
 
     def config(self) -> dict[str, Any]:
         """What determines this router's decisions (its routings are cached under it): with
-        health-memory requirements, the health vocabulary that decides them too."""
+        health-memory requirements, the health vocabulary and negation rules that decide them
+        too."""
         config: dict[str, Any] = {"kind": self.kind, "catalogue": self.catalogue.digest()}
         if any(e.requires for e in self.catalogue.entries):
             from assay.vocabulary import vocabulary
+            from assay.vocabulary.context import rules_version
 
-            config["health_vocabulary"] = vocabulary().version
+            config["health_vocabulary"] = f"{vocabulary().version}; context {rules_version()}"
         return config
 
     @abstractmethod

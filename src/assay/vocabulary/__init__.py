@@ -1,33 +1,37 @@
 """The health vocabulary: names, abbreviations, LOINC codes, units and plausible values.
 
 A taxonomy leaf's ``requires`` (``lab:hba1c``, ``wearable:hrv``) names a term; a health
-memory entry meets it when the entry's name (or a part of it in parentheses: ``Glycated
-hemoglobin (HbA1c)``), or a lab's ``loinc`` code, is one of the term's. Lab and wearable names
+memory entry meets it when the entry's name, or a lab's ``loinc`` code, is one of the term's.
+Lab and wearable names are read as lab systems and apps write them (:mod:`.names`: "Glucose,
+Fasting", "Creatinine, Serum", "LDL Chol Calc (NIH)", "eGFR CKD-EPI 2021", "Overnight HRV") and
 match whole (``glycated hemoglobin`` is HbA1c, not hemoglobin; ``heart rate variability`` is not
 ``heart rate``); a condition or medication matches when one of the term's names appears in it as
-whole words (``type 2 diabetes`` is diabetes, ``prediabetes`` is not). A term may include
-narrower ones (``wearable:sleep`` is met by deep-sleep minutes). A requirement naming no term
-matches an entry of exactly that name.
+whole words, the longest name found winning (``type 2 diabetes`` is diabetes, ``pre-diabetes``
+is not; "Lipitor 20 mg" is atorvastatin). A term may include narrower ones (``medication:statin``
+is met by atorvastatin, ``wearable:sleep`` by deep-sleep minutes). A requirement naming no term
+matches an entry of exactly that name. Whether a condition or medication entry is the user's own
+("Family history of ...", "Stopped ...") is :mod:`.context`'s; units and plausible values are
+:mod:`.values`'s; :func:`assay.vocabulary.reading.read_entry` puts it all together.
 
-The shipped table is ``health-vocabulary.yaml`` (versioned); a user's files in the same format,
-named by ``$ASSAY_HEALTH_VOCABULARY`` (several joined by the path separator) or ``assay
---health-vocabulary FILE``, add terms, names, codes and units on top.
+The shipped table is ``health-vocabulary.yaml`` (versioned, with its sources); a user's files in
+the same format, named by ``$ASSAY_HEALTH_VOCABULARY`` (several joined by the path separator) or
+``assay --health-vocabulary FILE``, add terms, names, codes and units on top.
 
 Example:
     >>> v = vocabulary()
     >>> v.matches("lab", "hba1c", "Glycated hemoglobin"), v.matches("lab", "hemoglobin",
-    ...     "Glycated hemoglobin"), v.matches("lab", "creatinine", "Serum creatinine")
+    ...     "Glycated hemoglobin"), v.matches("lab", "creatinine", "Creatinine, Serum")
     (True, False, True)
-    >>> v.matches("wearable", "resting heart rate", "RHR"), v.matches("wearable", "hrv",
-    ...     "heart rate"), v.matches("wearable", "sleep", "deep sleep")
+    >>> v.matches("wearable", "resting heart rate", "Daily resting heart rate"), v.matches(
+    ...     "wearable", "hrv", "heart rate"), v.matches("wearable", "sleep", "deep sleep")
     (True, False, True)
-    >>> v.matches("condition", "diabetes", "type 2 diabetes"), v.matches("condition",
-    ...     "diabetes", "prediabetes")
-    (True, False)
+    >>> v.matches("condition", "diabetes", "DM2"), v.matches("condition", "diabetes",
+    ...     "pre-diabetes"), v.matches("medication", "statin", "Lipitor 20 mg")
+    (True, False, True)
     >>> v.value_problem("lab", "HbA1c", None, "mg/dL", [7.9])
     "'mg/dL' is not a unit of hba1c: use %, mmol/mol"
-    >>> v.value_problem("lab", "HbA1c", None, "%", [79])
-    'HbA1c 79 % is not plausible (hba1c in %: 3 to 20)'
+    >>> v.value_problem("lab", "FBS", None, "mg/dL", [9000])
+    'FBS 9000 mg/dL is not plausible (glucose in mg/dL: 10 to 1500)'
 """
 
 from __future__ import annotations
@@ -62,6 +66,11 @@ class Term(BaseModel):
     names: list[str] = Field(default_factory=list)
     loinc: list[str] = Field(default_factory=list)
     units: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    molar_mass: float | None = Field(default=None, gt=0, description="g/mol, for mass <-> molar "
+                                     "concentrations.")
+    affine: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description='"FROM -> TO": [slope, intercept] for conversions no '
+        "units library knows (HbA1c % -> mmol/mol).")
     includes: list[str] = Field(default_factory=list)
 
     @field_validator("id")
@@ -87,11 +96,26 @@ class Term(BaseModel):
             raise ValueError(f"lowest above highest for units {bad}")
         return units
 
+    @field_validator("affine")
+    @classmethod
+    def _pairs(cls, affine: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        bad = [k for k, (slope, _) in affine.items() if "->" not in k or not slope]
+        if bad:
+            raise ValueError(f'write "FROM -> TO": [slope, intercept] with a slope other than 0; '
+                             f"got {bad}")
+        return affine
+
+    @property
+    def canonical_unit(self) -> str | None:
+        """The first listed unit: values are converted into it before they are compared."""
+        return next(iter(self.units), None)
+
 
 class _Document(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: str = Field(min_length=1)
+    sources: list[str] = Field(default_factory=list)
     terms: dict[str, list[Term]] = Field(default_factory=dict)
 
     @field_validator("terms")
@@ -105,18 +129,23 @@ class _Document(BaseModel):
 
 def normalise(name: str) -> str:
     """Case, accents, spacing and punctuation removed: ``"LDL-C"`` -> ``"ldlc"``."""
-    return "".join(_words(name))
+    return "".join(words(name))
 
 
 @functools.lru_cache(maxsize=16384)  # the same few names are looked up for every leaf
-def _words(name: str) -> tuple[str, ...]:
+def words(name: str) -> tuple[str, ...]:
+    """The words of a name, case-folded: ``"Mother's HTN"`` -> ``('mother', 's', 'htn')``."""
     text = unicodedata.normalize("NFKC", name).casefold()
     return tuple(re.findall(r"[a-z0-9%]+|[^\x00-\x7f\s]", text))
 
 
-def _unit_key(unit: str) -> str:
-    return unicodedata.normalize("NFKC", unit).replace("µ", "u").replace("μ", "u").replace(
-        " ", "").casefold()
+@dataclass(frozen=True)
+class Hit:
+    """A term found in a condition or medication entry, at word positions [start, end)."""
+
+    term: str
+    start: int
+    end: int
 
 
 @dataclass
@@ -129,13 +158,18 @@ class Vocabulary:
     def __post_init__(self) -> None:
         self._by_name: dict[tuple[str, str], str] = {}
         self._by_code: dict[str, str] = {}
-        self._phrases: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        # kind -> first word -> (term id, phrase): a name is looked for only where its first
+        # word is
+        self._phrases: dict[str, dict[str, list[tuple[str, tuple[str, ...]]]]] = {}
+        self._found: dict[tuple[str, str], list[Hit]] = {}
         for kind, terms in self.terms.items():
             for term in terms.values():
                 for name in (term.id, *term.names):
                     self._by_name.setdefault((kind, normalise(name)), term.id)
-                    if kind in PHRASE_KINDS:
-                        self._phrases.setdefault(kind, []).append((term.id, _words(name)))
+                    phrase = words(name)
+                    if kind in PHRASE_KINDS and phrase:
+                        self._phrases.setdefault(kind, {}).setdefault(phrase[0], []).append(
+                            (term.id, phrase))
                 for code in term.loinc:
                     self._by_code.setdefault(code, term.id)
 
@@ -181,6 +215,8 @@ class Vocabulary:
                 mine[term_id] = term if old is None else Term(
                     id=term_id, names=_union(old.names, term.names),
                     loinc=_union(old.loinc, term.loinc), units={**old.units, **term.units},
+                    molar_mass=term.molar_mass or old.molar_mass,
+                    affine={**old.affine, **term.affine},
                     includes=_union(old.includes, term.includes))
         return Vocabulary(terms, [*self.versions, *other.versions])
 
@@ -196,20 +232,40 @@ class Vocabulary:
         term_id = self._by_name.get((kind, normalise(name)))
         return None if term_id is None else self.terms[kind][term_id]
 
+    def find(self, kind: str, text: str) -> list[Hit]:
+        """The terms of ``kind`` named in ``text`` as whole words, longest first where two
+        overlap ("type 2 diabetes" hides the "diabetes" inside it), in reading order."""
+        cached = self._found.get((kind, text))
+        if cached is not None:
+            return list(cached)
+        tokens = words(text)
+        by_first = self._phrases.get(kind, {})
+        hits = [Hit(term_id, i, i + len(phrase))
+                for i, token in enumerate(tokens) for term_id, phrase in by_first.get(token, ())
+                if tokens[i:i + len(phrase)] == phrase]
+        kept = [h for h in hits if not any(
+            o.start <= h.start and h.end <= o.end and (o.end - o.start) > (h.end - h.start)
+            for o in hits)]
+        found = sorted(set(kept), key=lambda h: (h.start, -h.end))
+        if len(self._found) < 65536:  # the same few entries are read for every leaf
+            self._found[(kind, text)] = found
+        return list(found)
+
     def resolve(self, kind: str, name: str, code: str | None = None) -> set[str]:
         """The ids of the terms a memory entry of this name (and LOINC code) denotes."""
+        from assay.vocabulary.names import forms
+
         found = set()
         if code is not None and code in self._by_code:
             found.add(self._by_code[code])
-        parts = [name, re.sub(r"\([^)]*\)", " ", name), *re.findall(r"\(([^)]*)\)", name)]
-        for part in parts:
-            term = self.term(kind, part)
+        if kind in PHRASE_KINDS:
+            found.update(hit.term for hit in self.find(kind, name))
+            return found
+        for form in forms(kind, name):
+            term = self.term(kind, form)
             if term is not None:
                 found.add(term.id)
-        if kind in PHRASE_KINDS:
-            words = _words(name)
-            found.update(term_id for term_id, phrase in self._phrases.get(kind, [])
-                         if _contains(words, phrase))
+                break
         return found
 
     def matches(self, kind: str, wanted: str, name: str, code: str | None = None) -> bool:
@@ -217,51 +273,40 @@ class Vocabulary:
         term = self.term(kind, wanted)
         if term is None:
             if kind in PHRASE_KINDS:
-                return _contains(_words(name), _words(wanted))
+                return _contains(words(name), words(wanted))
             return normalise(name) == normalise(wanted)
-        return bool(self.resolve(kind, name, code) & self._narrower(kind, term))
+        return bool(self.resolve(kind, name, code) & self.narrower(kind, term.id))
 
-    def _narrower(self, kind: str, term: Term) -> set[str]:
-        out, todo = set(), [term.id]
+    def narrower(self, kind: str, term_id: str) -> set[str]:
+        """``term_id`` and every term it includes, recursively."""
+        out: set[str] = set()
+        todo = [term_id]
         while todo:
-            term_id = todo.pop()
-            if term_id in out:
+            current = todo.pop()
+            if current in out:
                 continue
-            out.add(term_id)
-            known = self.terms.get(kind, {}).get(term_id)
+            out.add(current)
+            known = self.terms.get(kind, {}).get(current)
             todo += known.includes if known is not None else []
         return out
 
     def value_problem(self, kind: str, name: str, code: str | None, unit: str,
                       values: Sequence[float]) -> str | None:
-        """Why a value of entry ``name`` in ``unit`` cannot be right, or None.
+        """Why a value of entry ``name`` in ``unit`` cannot be right, or None (the message of
+        :func:`assay.vocabulary.values.check`)."""
+        from assay.vocabulary.values import check
 
-        Checked only for an entry that denotes exactly one term with units.
-        """
-        ids = self.resolve(kind, name, code)
-        if len(ids) != 1:
-            return None
-        term = self.terms[kind][next(iter(ids))]
-        if not term.units:
-            return None
-        ranges = {_unit_key(u): (u, r) for u, r in term.units.items()}
-        hit = ranges.get(_unit_key(unit))
-        if hit is None:
-            shown = ", ".join(u for u in term.units if u) or "no unit"
-            if not unit:
-                return f"no unit given; {term.id} is recorded in {shown}"
-            return f"{unit!r} is not a unit of {term.id}: use {shown}"
-        label, (low, high) = hit
-        for value in values:
-            if not low <= value <= high:
-                return (f"{name} {value:g}{' ' + unit if unit else ''} is not plausible "
-                        f"({term.id}{' in ' + label if label else ''}: {low:g} to {high:g})")
-        return None
+        problem = check(self, kind, name, code, unit, values)
+        return None if problem is None else problem.message
 
 
-def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+def _positions(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:
     n = len(phrase)
-    return n > 0 and any(words[i:i + n] == phrase for i in range(len(words) - n + 1))
+    return [i for i in range(len(tokens) - n + 1) if tokens[i:i + n] == phrase] if n else []
+
+
+def _contains(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    return bool(_positions(tokens, phrase))
 
 
 def _union(a: Iterable[str], b: Iterable[str]) -> list[str]:
@@ -288,5 +333,5 @@ def vocabulary() -> Vocabulary:
     return _load(tuple(p for p in extra.split(os.pathsep) if p))
 
 
-__all__ = ["KINDS", "SHIPPED", "VOCABULARY_ENV", "Term", "Vocabulary", "normalise",
-           "vocabulary"]
+__all__ = ["KINDS", "SHIPPED", "VOCABULARY_ENV", "Hit", "Term", "Vocabulary", "normalise",
+           "vocabulary", "words"]
