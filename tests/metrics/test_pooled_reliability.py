@@ -148,3 +148,27 @@ def test_reliability_between_reviewers_equals_the_package():
     assert summary.between_reviewers is not None
     assert summary.between_reviewers.alpha_nominal.value == pytest.approx(
         _package_alpha(by_rater, "nominal", NOMINAL), abs=1e-12)
+
+
+async def test_the_reports_reliability_between_judges_is_the_packages_with_ac1(tmp_path):
+    from tests.metrics.test_reliability_between_judges import _ensemble_run
+
+    from assay.metrics.sources import run_verdicts
+    from assay.report.data import load_run
+    from assay.report.html import write_report
+
+    run = await _ensemble_run(tmp_path)
+    votes = run_verdicts(run)
+    judges = sorted({v.judge for v in votes})
+    units = sorted({(v.item_id, v.criterion_id) for v in votes})
+    answer = {(v.judge, v.item_id, v.criterion_id): v.option or v.decision.value for v in votes
+              if v.option or v.decision.value != "CANNOT_ASSESS"}
+    by_rater = [[answer.get((j, *u)) for u in units] for j in judges]
+    values = {x: i for i, x in enumerate(sorted(set(answer.values())))}
+    reliability = load_run(run).agreement.inter_judge
+    assert reliability.alpha_nominal.value == pytest.approx(
+        _package_alpha(by_rater, "nominal", values), abs=1e-12)
+    write_report([run], tmp_path / "report.html")
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert f"Krippendorff α {reliability.alpha_nominal.value:.3f}" in html
+    assert f"Gwet AC1 {reliability.ac1.value:.3f}" in html
