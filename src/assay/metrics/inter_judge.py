@@ -134,7 +134,7 @@ def inter_judge(
         alpha_nominal=boot.metric(nominal_alpha(pooled, boot.weights), *_alpha_n(pooled)),
         alpha_ordinal=_pooled_ordinal_alpha(scales, units, pooled, boot),
         fleiss_kappa=boot.fleiss(pooled),
-        ac1=boot.ac1(pooled, len(set().union(*(scale(i) for i in infos.values())))),
+        ac1=boot.ac1(pooled, len(set().union(*(scale(*s) for s in scales)))),
         per_criterion=per_criterion,
         score_icc=score_icc,
         score_alpha_interval=score_alpha,
@@ -152,9 +152,13 @@ def verdict_value(code: Code) -> str | None:
     return code
 
 
-def scale(info: CriterionInfo) -> set[str]:
-    """Every value a rating of the criterion can take (N/A aside): AC1's categories."""
-    return {"MET", "UNMET"} if info.kind is CriterionKind.BINARY else set(info.options)
+def scale(kind: CriterionKind, options: tuple[str, ...]) -> set[str]:
+    """Every value a rating of a criterion can take (N/A aside): AC1's categories.
+
+    >>> sorted(scale(CriterionKind.BINARY, ())), sorted(scale(CriterionKind.ORDINAL, ("lo", "hi")))
+    (['MET', 'UNMET'], ['hi', 'lo'])
+    """
+    return {"MET", "UNMET"} if kind is CriterionKind.BINARY else set(options)
 
 
 class _Bootstrap:
@@ -261,7 +265,7 @@ def _criterion(info: CriterionInfo, ratings: list[list[Code]], table: UnitTable,
         alpha=alpha,
         alpha_level=level,
         fleiss_kappa=boot.fleiss(table),
-        ac1=boot.ac1(table, len(scale(info))),
+        ac1=boot.ac1(table, len(scale(info.kind, info.options))),
         percent_agreement=boot.percent_agreement(table),
     )
 
