@@ -76,7 +76,8 @@ def studies(tmp_path):
         seen[key] = seen.get(key, 0) + 1
         return "MET" if seen[key] % 2 else "UNMET"
 
-    for name, policy in (("steady", "MET"), ("fickle", fickle)):
+    steady = {"stinger": "MET", "ice": "UNMET"}  # one answer each: α is defined, and 1
+    for name, policy in (("steady", steady), ("fickle", fickle)):
         with FakeJudgeServer.run_in_thread(policy=policy) as server:
             CliRunner().invoke(app, ["grade", str(items), "--rubric", str(rubric), "--judge",
                                      spec(server), "--run-dir", str(tmp_path / name), "-q",
@@ -91,7 +92,7 @@ def test_the_report_of_a_study_has_variance_icc_and_alpha_with_cis(tmp_path, stu
     [judge] = json.loads((tmp_path / "c.json").read_text())["consistency"]["judges"].values()
     assert judge["runs"] == ["repeat-1", "repeat-2"] and judge["n_items"] == 6
     assert set(judge) >= {"alpha", "icc", "mean_item_variance", "items", "mean_score"}
-    assert judge["mean_score"]["value"] == 1.0 and judge["flagged"] is False
+    assert judge["mean_score"]["value"] == 0.5 and judge["flagged"] is False
 
 
 def test_a_sweep_gives_one_table_per_factor_with_a_row_per_level(studies):

@@ -98,17 +98,6 @@ async def test_agreement_on_a_single_judge_run_without_labels_is_still_an_error(
     assert result.exit_code == 1 and "no human labels" in result.output
 
 
-def test_pooled_alpha_and_kappa_keep_a_penalty_criterions_met_apart_from_a_positive_ones():
-    answers = {("q1", "c"): "MM", ("q1", "p"): "MU", ("q2", "c"): "UU", ("q2", "p"): "MM"}
-    verdicts = [Verdict(item_id=item, criterion_id=c, judge=judge,
-                        decision="MET" if row[j] == "M" else "UNMET")
-                for (item, c), row in answers.items() for j, judge in enumerate("ab")]
-    r = inter_judge(verdicts, n_resamples=0)
-    # by hand in tests/metrics/test_reliability_sums.py (MET shared across criteria: 8/15)
-    assert r.alpha_nominal.value == pytest.approx(16 / 23)
-    assert r.fleiss_kappa.value == pytest.approx(15 / 23)
-
-
 def test_score_alpha_of_many_distinct_scores_is_computed_from_sums():
     # the krippendorff package holds units × values² floats: 67 GiB for 1,000 distinct scores
     items = [f"q{i}" for i in range(1000)]

@@ -1,10 +1,15 @@
-"""Reliability figures from sums over items: each equals the library (krippendorff, statsmodels)
-or a hand computation on the data, and a resample's figure is the figure of the items it drew."""
+"""Reliability figures from sums over items: each equals the library (krippendorff, statsmodels,
+irrCAC) or a published or hand computation on the data, and a resample's figure is the figure of
+the items it drew."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
+from tests.metrics.gwet_reference import reference_ac1
 
 from assay.metrics.reliability import fleiss_kappa as library_fleiss
 from assay.metrics.reliability import icc as library_icc
@@ -12,6 +17,7 @@ from assay.metrics.reliability import krippendorff_alpha, percent_agreement
 from assay.metrics.reliability_sums import (
     UnitTable,
     fleiss_kappa,
+    gwet_ac1,
     icc,
     interval_alpha,
     nominal_alpha,
@@ -70,25 +76,6 @@ def test_percent_agreement_equals_the_pairwise_formula():
         percent_agreement(rows).value, abs=1e-12)
 
 
-# A positive criterion c and a penalty criterion p, two judges, by hand:
-# values c:MET ×2, c:UNMET ×2, p:MET ×3, p:UNMET ×1 (n = 8); one unit disagrees.
-APART = [[("c", "MET"), ("c", "MET")], [("p", "MET"), ("p", "UNMET")],
-         [("c", "UNMET"), ("c", "UNMET")], [("p", "MET"), ("p", "MET")]]
-POOLED = UnitTable.of([(0, APART[0]), (0, APART[1]), (1, APART[2]), (1, APART[3])], n_items=2)
-
-
-def test_pooled_alpha_keeps_each_criterions_labels_apart_by_hand():
-    # α = 1 − (n − 1)·D / (n² − Σ n_c²) = 1 − 7·2 / (64 − 18) = 16/23 (shared labels: 8/15)
-    assert nominal_alpha(POOLED, with_data(2))[0] == pytest.approx(16 / 23)
-    assert krippendorff_alpha(_by_rater(APART)).value == pytest.approx(16 / 23)
-
-
-def test_pooled_fleiss_kappa_keeps_each_criterions_labels_apart_by_hand():
-    # P̄ = 3/4, P_e = (2² + 2² + 3² + 1²) / 8² = 18/64: κ = (3/4 − 18/64) / (1 − 18/64) = 15/23
-    assert fleiss_kappa(POOLED, with_data(2))[0] == pytest.approx(15 / 23)
-    assert library_fleiss(APART).value == pytest.approx(15 / 23)
-
-
 def test_a_resamples_alpha_and_kappa_are_those_of_the_items_it_drew():
     rows = _ratings(seed=5, missing=0.0)
     drawn = np.array([0, 0, 0, 3, 7, 7] + list(range(8, 30)))
@@ -109,3 +96,42 @@ def test_a_resamples_iccs_are_those_of_the_rows_it_drew():
     expected = library_icc(x[drawn])
     for name, values in icc(x, weights).items():
         assert values[0] == pytest.approx(expected[name].value, abs=1e-12), name
+
+
+
+def _ac1_data(name):
+    return json.loads((Path(__file__).parent / "data" / name).read_text(encoding="utf-8"))
+
+
+def test_ac1_reproduces_gwets_published_worked_example():
+    example = _ac1_data("gwet_ac1_worked_example.json")
+    rows = example["raters_by_unit"]
+    value = gwet_ac1(_table(rows), with_data(len(rows)), len(example["categories"]))[0]
+    assert round(float(value), 5) == example["ac1"]
+    assert reference_ac1(rows, example["categories"]) == pytest.approx(value, abs=1e-12)
+
+
+def test_ac1_equals_irrcacs_figures_on_random_tables_with_missing_ratings():
+    reference = _ac1_data("gwet_ac1_irrcac.json")
+    assert len(reference["tables"]) >= 5
+    for case in reference["tables"]:
+        rows = case["units"]
+        value = gwet_ac1(_table(rows), with_data(len(rows)), len(case["categories"]))[0]
+        assert value == pytest.approx(case["ac1"], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed, raters, levels, scale", [
+    (0, 3, 2, 2), (1, 4, 3, 3), (2, 2, 4, 5), (3, 5, 2, 3), (4, 3, 4, 4)])
+def test_ac1_equals_the_formula_written_out_on_random_tables(seed, raters, levels, scale):
+    # scale > levels: categories of the scale that no rater used still count in q
+    rows = _ratings(seed=seed, units=40, raters=raters, levels=levels, missing=0.3)
+    assert gwet_ac1(_table(rows), with_data(len(rows)), scale)[0] == pytest.approx(
+        reference_ac1(rows, range(scale)), abs=1e-12)
+
+
+def test_a_resamples_ac1_is_that_of_the_items_it_drew():
+    rows = _ratings(seed=7, missing=0.3)
+    drawn = np.array([2, 2, 4, 4, 4, 9] + list(range(10, 30)))
+    weights = np.bincount(drawn, minlength=len(rows))[None, :].astype(float)
+    assert gwet_ac1(_table(rows), weights, 4)[0] == pytest.approx(
+        reference_ac1([rows[i] for i in drawn], range(4)), abs=1e-12)

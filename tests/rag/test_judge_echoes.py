@@ -17,6 +17,10 @@ from assay.testing import FakeJudgeServer
 
 from .test_metrics import LISTING_2_REPLY, SENTENCES, shower_item
 
+# asked again for the sentence alone, the judge rewrites it again
+ASKED_AGAIN_REWRITTEN = {"ACKNOWLEDGEMENTS": [], "QUESTIONS": [],
+                         "CONTAINING_INFORMATION": ["Wait seven days before you drive."]}
+
 
 def grade_sample_echoing(items, decisions, echo, job):
     changed = {k: d.model_copy(update={"echo": echo}) for k, d in decisions.items()}
@@ -88,7 +92,10 @@ async def test_a_sentence_the_categorisation_does_not_name_makes_cf_undefined_an
         serve, tmp_path):
     rewritten = {**LISTING_2_REPLY, "CONTAINING_INFORMATION": [
         SENTENCES[1], "Showering is fine if water stays out of the eyes.", SENTENCES[3]]}
-    result = await ask_cf(serve, tmp_path, rewritten, {"answer": []})
+    asked_again = {"ACKNOWLEDGEMENTS": [], "QUESTIONS": [], "CONTAINING_INFORMATION": [
+        "Showering is fine if water stays out of the eyes."]}
+    result = await ask_cf(serve, tmp_path, {"by_prompt": [[f'"{SENTENCES[2]}"\n]', asked_again]],
+                                            "default": rewritten}, {"answer": []})
     assert result.value is None
     assert result.unmatched_sentences == [SENTENCES[2]]
     assert result.unmatched_echoes == ["Showering is fine if water stays out of the eyes."]
@@ -116,8 +123,8 @@ def test_an_unmatched_sentence_reaches_the_grade_and_its_cf_is_left_out_of_the_a
     script = stage_script([item], {"drive": JudgeDecisions(categories=["A", "I"])})
     # the judge rewrites the informative sentence
     key, reply = script[schemas.CATEGORISE]["by_prompt"][0]
-    script[schemas.CATEGORISE]["by_prompt"] = [[key, {**reply, "CONTAINING_INFORMATION": [
-        "Wait seven days before you drive."]}]]
+    script[schemas.CATEGORISE] = {"by_prompt": [[key, {**reply, "CONTAINING_INFORMATION": [
+        "Wait seven days before you drive."]}]], "default": ASKED_AGAIN_REWRITTEN}
     with FakeJudgeServer.run_in_thread(stages=script) as server:
         run = grade_rag([item], f"openai-compatible:fake@{server.base_url}", tmp_path / "j",
                         options=RagOptions(baselines=False))
@@ -138,8 +145,8 @@ def test_rag_grade_names_every_sentence_it_could_not_match(tmp_path):
     write_rag_items([item], tmp_path / "items.jsonl")
     script = stage_script([item], {"drive": JudgeDecisions(categories=["A", "I"])})
     key, reply = script[schemas.CATEGORISE]["by_prompt"][0]
-    script[schemas.CATEGORISE]["by_prompt"] = [[key, {**reply, "CONTAINING_INFORMATION": [
-        "Wait seven days before you drive."]}]]
+    script[schemas.CATEGORISE] = {"by_prompt": [[key, {**reply, "CONTAINING_INFORMATION": [
+        "Wait seven days before you drive."]}]], "default": ASKED_AGAIN_REWRITTEN}
     with FakeJudgeServer.run_in_thread(stages=script) as server:
         result = CliRunner().invoke(app, [
             "rag", "grade", str(tmp_path / "items.jsonl"), "--judge",

@@ -148,8 +148,9 @@ def test_all_turns_can_be_graded(sample_items, sample_decisions, tmp_path):
 def test_diagnosis_reads_each_departure_from_figure_11s_ideal():
     assert diagnose(in_scope=True, cf=1.0, cr=True, refused=True,
                     refusal_expected=False) == ["unnecessary_refusal"]
-    assert diagnose(in_scope=True, cf=None, cr=True, refused=False,
-                    refusal_expected=False) == ["ideal"]
+    # no information-containing sentence: CF is not read (an undefined CF is "undetermined")
+    assert diagnose(in_scope=True, cf=None, cr=True, refused=False, refusal_expected=False,
+                    informative=False) == ["ideal"]
 
 
 def test_the_context_token_budget_cuts_the_passages_every_stage_sees(sample_items, tmp_path):

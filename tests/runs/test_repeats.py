@@ -29,7 +29,8 @@ def inputs(tmp_path):
 
 
 def steady(view) -> str:
-    return "MET"
+    """The same answer every time, and not one answer for everything (α needs two values)."""
+    return "MET" if "stinger" in (view.criterion_text or "") else "UNMET"
 
 
 def fickle():

@@ -75,6 +75,8 @@ def agreement(
         from assay.cli.tables.agreement import agreement_tables
 
         yield from warnings(statuses)
+        if summary.stray_labels is not None:
+            yield summary.stray_labels.line()
         if not summary.reports:
             yield ("no human labels: reliability between the judges only (for agreement with "
                    "humans, give --labels FILE, or label the run with assay review)")

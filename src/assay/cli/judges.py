@@ -71,7 +71,7 @@ def cache_clear(
 def fake_judge(
     port: int = typer.Option(8089, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
     host: str = typer.Option("127.0.0.1", "--host"),
-    policy: str = typer.Option("MET", "--policy", help="MET | UNMET | CANNOT_ASSESS | fixed:LABEL | truth:FILE.jsonl | dataset:FILE.json | perturbed:RATE:FILE.json"),
+    policy: str = typer.Option("MET", "--policy", help="MET | UNMET | CANNOT_ASSESS | fixed:LABEL | truth:FILE.jsonl | dataset:FILE.json | perturbed:RATE:FILE.json | coin:P (MET with probability P, a fresh draw each request)"),
     error_rate: float = typer.Option(0.0, "--error-rate", min=0.0, max=1.0, help="Answer wrongly this often (deterministic per seed and request)."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", min=0.0, help="Reply latency."),
     jitter_ms: float = typer.Option(0.0, "--jitter-ms", min=0.0, help="Uniform ± jitter on the latency."),

@@ -24,22 +24,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assay.metrics.agreement_binary import BinaryAgreement
+from assay.metrics.agreement_report import AgreementReport, CriterionAgreement, PooledAgreement
+from assay.metrics.labels import LabelPair
 from assay.metrics.results import Interval, Metric
+from assay.metrics.scores import ScoreAgreement, paired_scores
 from assay.rubric.criterion import CriterionKind
-
-if TYPE_CHECKING:
-    from assay.metrics.agreement import (
-        AgreementReport,
-        CriterionAgreement,
-        PooledAgreement,
-    )
-    from assay.metrics.agreement_binary import BinaryAgreement
-    from assay.metrics.labels import LabelPair
-    from assay.metrics.scores import ScoreAgreement
 
 LEVEL = 0.95
 MIN_DEFINED = 0.95  # share of resamples on which a figure must be defined to give a CI
@@ -276,8 +269,6 @@ def scores_with_cis(scores: ScoreAgreement, predicted: Mapping[str, float | None
     """Score-level agreement with bootstrap CIs (items resampled) on Pearson r, Spearman ρ,
     Kendall τ-b, RMSE, MAE and the bias."""
     from scipy import stats
-
-    from assay.metrics.scores import paired_scores
 
     _, p, t = paired_scores(predicted, true)
     names = ("pearson", "spearman", "kendall", "rmse", "mae", "bias")

@@ -1,17 +1,20 @@
 """How consistent a judge is with itself: the same items graded R times (``assay grade
 --repeats R``), each run treated as a rater (RubricsTree §5; Autorubric's reliability section).
 
-Per judge: Krippendorff's α (nominal) and percent agreement of its verdicts across runs (units:
-(item, criterion)), the six Shrout-Fleiss ICCs of its per-item scores across runs (ICC(2,1),
-absolute agreement of one run, is the headline), and each item's run-to-run variance of its
-score, with the mean over items. Every figure has a 95% bootstrap CI over items, from
+Per judge: Krippendorff's α, Gwet's AC1 and percent agreement of its verdicts across runs
+(units: (item, criterion); values: MET / UNMET or the option label; α is what
+``krippendorff.alpha`` gives on the runs × units table, at the ordinal level when every
+criterion is ordinal on one scale, nominal otherwise), the six Shrout-Fleiss ICCs of its
+per-item scores across runs (ICC(2,1), absolute agreement of one run, is the headline), and
+each item's run-to-run variance of its score, with the mean over items. Every figure has a 95% bootstrap CI over items, from
 :func:`assay.metrics.inter_judge.inter_judge` (the same sums as inter-judge reliability).
 
 A judge whose α across its own runs is below ``min_alpha`` (default
 :data:`DEFAULT_MIN_SELF_ALPHA`, Krippendorff's 0.667: the lowest α he accepts for tentative
 conclusions), or whose α is undefined, is **flagged**: its scores should not be used until
 this is understood. Undefined counts as flagged (fail closed): self-agreement that cannot be
-measured is not shown to be high.
+measured is not shown to be high. The flag reads α, not AC1: a judge answering MET at random
+90% of the time has α near 0 but AC1 near 0.78 (AC1 credits the prevalence it agrees on).
 
 Example:
     >>> from assay.rubric import Criterion
@@ -67,6 +70,8 @@ class JudgeConsistency(BaseModel):
     n_items: int
     n_units: int
     alpha: Metric
+    alpha_level: str
+    ac1: Metric
     percent_agreement: Metric
     icc: dict[str, Metric]
     mean_score: Metric          # over items, of each item's mean score across runs
@@ -142,11 +147,12 @@ def judge_consistency(
     variances = [s.variance for s in items.values() if s.variance is not None]
     mean_variance = (bootstrap_ci(variances, n_resamples=n_resamples, seed=seed) if variances
                      else Metric.undefined("no item was scored in two runs"))
-    alpha = reliability.alpha_nominal
+    alpha, level = ((reliability.alpha_ordinal, "ordinal") if reliability.alpha_ordinal
+                    is not None else (reliability.alpha_nominal, "nominal"))
     flag_reason = _flag_reason(alpha, min_alpha, len(runs))
     return JudgeConsistency(
         judge=judge, runs=list(runs), n_items=len(items), n_units=reliability.n_units,
-        alpha=alpha, percent_agreement=reliability.percent_agreement,
+        alpha=alpha, alpha_level=level, ac1=reliability.ac1, percent_agreement=reliability.percent_agreement,
         icc=reliability.score_icc or {}, mean_score=mean_score,
         mean_item_variance=mean_variance, items=items,
         min_alpha=min_alpha, flagged=flag_reason is not None, flag_reason=flag_reason)

@@ -1,12 +1,21 @@
 """Reliability between the judges of an ensemble (no ground truth needed).
 
-Units are (item, criterion) pairs; a judge's rating is its coded label (N/A = missing).
-Pooled over all units: percent agreement, Krippendorff's α (nominal) and Fleiss' κ (over the
-units every judge rated with a non-N/A label), where each criterion's labels are categories of
-their own (MET on a penalty criterion is not the category MET on a positive one, as within one
-criterion's figures). Per criterion: the same, with α level-aware (ordinal on option steps for
-ordinal criteria, nominal otherwise). On per-item scores (when given): the six Shrout-Fleiss
-ICCs and interval α.
+Units are (item, criterion) pairs; a judge's rating is its verdict value (MET / UNMET, or the
+option label of an ordinal or nominal criterion; N/A = missing). Pooled over all units: percent
+agreement, Krippendorff's α (nominal), Fleiss' κ (over the units every judge rated with a
+non-N/A value) and Gwet's AC1, with chance agreement computed over the verdict values
+themselves, exactly as ``krippendorff.alpha(reliability_data, level_of_measurement="nominal")``
+and statsmodels' ``fleiss_kappa`` compute it on the judges × units table. Per criterion: the
+same, with α level-aware (ordinal on option steps for ordinal criteria, nominal otherwise); when
+every criterion is ordinal on one scale, pooled α at the ordinal level too. On per-item scores
+(when given): the six Shrout-Fleiss ICCs and interval α.
+
+AC1's scale (its q) is every value the units' criteria allow: MET and UNMET for a binary
+criterion, the scored options of a multi-choice one, used or not. Where one value is common
+(MET on 90% of criteria), α and κ can be low although the raters agree on most units (the "κ
+paradox"); AC1 is not, which is why the field reports it beside them. A rater that answers at
+random gets α and κ near 0 whatever the prevalence, and AC1 near 0 only when the values are
+about equally common: read them together.
 
 Every figure comes with a 95% percentile bootstrap CI over items (an item's criteria are drawn
 together; ``n_resamples`` seeded with ``seed``), computed from sums over items
@@ -37,6 +46,7 @@ from assay.metrics.reliability import AlphaLevel, icc, krippendorff_alpha
 from assay.metrics.reliability_sums import (
     UnitTable,
     fleiss_kappa,
+    gwet_ac1,
     interval_alpha,
     nominal_alpha,
     ordinal_alpha,
@@ -56,6 +66,7 @@ class CriterionReliability(BaseModel):
     alpha: Metric
     alpha_level: str
     fleiss_kappa: Metric
+    ac1: Metric
     percent_agreement: Metric
 
 
@@ -67,7 +78,10 @@ class InterJudgeReliability(BaseModel):
     percent_agreement: Metric
     alpha_nominal: Metric
     fleiss_kappa: Metric
+    ac1: Metric
     per_criterion: dict[str, CriterionReliability]
+    alpha_ordinal: Metric | None = None
+    """Pooled α at the ordinal level, when every criterion is ordinal on one scale."""
     score_icc: dict[str, Metric] | None = None
     score_alpha_interval: Metric | None = None
 
@@ -93,17 +107,18 @@ def inter_judge(
         grouped[(v.item_id, v.criterion_id)].append(v)
     units: dict[tuple[str, str], list[Code]] = {}
     infos: dict[str, CriterionInfo] = {}
+    scales: set[tuple[CriterionKind, tuple[str, ...]]] = set()
     by_criterion: dict[str, list[int]] = defaultdict(list)
     for key, group in grouped.items():
         info = criteria.get(key) or CriterionInfo.inferred(key[1], group)
         infos.setdefault(key[1], info)
+        scales.add((info.kind, info.options))
         coded = {v.judge: info.code(v) for v in group}
         by_criterion[key[1]].append(len(units))
         units[key] = [coded.get(j) for j in judges]
     boot = _Bootstrap(sorted({k[0] for k in units}), seed, n_resamples)
-    # each criterion's labels are categories of their own: (criterion, label)
-    pooled = boot.table([(k[0], [None if x is None else (k[1], x) for x in r])
-                         for k, r in units.items()], len(judges))
+    pooled = boot.table([(k[0], [verdict_value(x) for x in r]) for k, r in units.items()],
+                        len(judges))
     keys = list(units)
     per_criterion = {
         cid: _criterion(infos[cid], [units[keys[u]] for u in by_criterion[cid]],
@@ -117,11 +132,33 @@ def inter_judge(
         n_units=len(units),
         percent_agreement=boot.percent_agreement(pooled),
         alpha_nominal=boot.metric(nominal_alpha(pooled, boot.weights), *_alpha_n(pooled)),
+        alpha_ordinal=_pooled_ordinal_alpha(scales, units, pooled, boot),
         fleiss_kappa=boot.fleiss(pooled),
+        ac1=boot.ac1(pooled, len(set().union(*(scale(*s) for s in scales)))),
         per_criterion=per_criterion,
         score_icc=score_icc,
         score_alpha_interval=score_alpha,
     )
+
+
+def verdict_value(code: Code) -> str | None:
+    """A coded verdict as the value raters agree on: MET / UNMET, or the option label.
+
+    >>> verdict_value(True), verdict_value("partly"), verdict_value(None)
+    ('MET', 'partly', None)
+    """
+    if isinstance(code, bool):
+        return "MET" if code else "UNMET"
+    return code
+
+
+def scale(kind: CriterionKind, options: tuple[str, ...]) -> set[str]:
+    """Every value a rating of a criterion can take (N/A aside): AC1's categories.
+
+    >>> sorted(scale(CriterionKind.BINARY, ())), sorted(scale(CriterionKind.ORDINAL, ("lo", "hi")))
+    (['MET', 'UNMET'], ['hi', 'lo'])
+    """
+    return {"MET", "UNMET"} if kind is CriterionKind.BINARY else set(options)
 
 
 class _Bootstrap:
@@ -172,6 +209,29 @@ class _Bootstrap:
         return self.metric(fleiss_kappa(table, self.weights), complete,
                            "every rating is the same category")
 
+    def ac1(self, table: UnitTable, n_categories: int) -> Metric:
+        pairable = int((table.rated() >= 2).sum())
+        if n_categories < 2:
+            return Metric.undefined("AC1 needs a scale of two or more values", n=pairable)
+        return self.metric(gwet_ac1(table, self.weights, n_categories), pairable,
+                           "no unit was rated by two raters")
+
+
+def _pooled_ordinal_alpha(scales: set[tuple[CriterionKind, tuple[str, ...]]],
+                          units: Mapping[tuple[str, str], list[Code]], pooled: UnitTable,
+                          boot: _Bootstrap) -> Metric | None:
+    """α at the ordinal level over every unit, on option steps, when all the units' criteria
+    are ordinal on one scale (the same options in the same order); None otherwise."""
+    if len(scales) != 1:
+        return None
+    [(kind, options)] = scales
+    if kind is not CriterionKind.ORDINAL:
+        return None
+    step = {label: i for i, label in enumerate(options)}
+    steps = [[None if x is None else step[as_label(x)] for x in r] for r in units.values()]
+    table = UnitTable.of_steps(pooled.items, steps, pooled.n_items)
+    return boot.metric(ordinal_alpha(table, boot.weights, len(options)), *_alpha_n(pooled))
+
 
 def _alpha_n(table: UnitTable) -> tuple[int, str]:
     pairable = int((table.rated() >= 2).sum())
@@ -205,6 +265,7 @@ def _criterion(info: CriterionInfo, ratings: list[list[Code]], table: UnitTable,
         alpha=alpha,
         alpha_level=level,
         fleiss_kappa=boot.fleiss(table),
+        ac1=boot.ac1(table, len(scale(info.kind, info.options))),
         percent_agreement=boot.percent_agreement(table),
     )
 

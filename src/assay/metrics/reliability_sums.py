@@ -12,14 +12,19 @@ itself, see :func:`with_data`) and returns ``(B,)`` values, NaN where the figure
 - :func:`ordinal_alpha`: α at the ordinal level, from per-item coincidence matrices;
 - :func:`interval_alpha`: α at the interval level, from the sums of values and squares;
 - :func:`fleiss_kappa`: Fleiss' κ over units every rater rated;
+- :func:`gwet_ac1`: Gwet's AC1, ``(p_a − p_e) / (1 − p_e)`` with ``p_a`` the mean share of
+  agreeing rater pairs over the units rated at least twice and
+  ``p_e = Σ_c π_c (1 − π_c) / (q − 1)``, ``π_c`` the mean over rated units of the share of a
+  unit's ratings in category c, ``q`` the categories of the scale (Gwet 2014, as irrCAC);
 - :func:`percent_agreement`: the mean over rater pairs of the share of units both rated where
   they agree;
 - :func:`icc`: the six Shrout-Fleiss ICCs (each resample an ANOVA on its drawn items).
 
-Categories are any hashable values; only equal values agree, so a category ``(criterion, label)``
-keeps each criterion's labels apart. A category is a column of a sparse item × category table,
-so a thousand criteria cost what their ratings cost. The tests check each figure against the
-``krippendorff`` package, statsmodels and hand-worked cases.
+Categories are any hashable values; only equal values agree, and chance agreement is computed
+over the values themselves, pooled over every unit (as ``krippendorff.alpha`` and statsmodels'
+``fleiss_kappa`` do on the same reliability data). A category is a column of a sparse
+item × category table, so many units cost what their ratings cost. The tests check each figure
+against the ``krippendorff`` package, statsmodels, irrCAC and hand-worked cases.
 
 Example:
     >>> table = UnitTable.of([(0, ["a", "a"]), (1, ["a", "b"]), (2, ["b", "b"])], n_items=3)
@@ -101,15 +106,18 @@ class UnitTable:
         """(n_items,) the sum of a per-unit value over each item's units."""
         return np.bincount(self.items, weights=values, minlength=self.n_items).astype(float)
 
-    def category_counts(self, units: np.ndarray) -> Any:
-        """Sparse ``(n_items, categories)`` counts of the ratings of the ``units`` (a mask)."""
+    def category_counts(self, units: np.ndarray, each: np.ndarray | None = None) -> Any:
+        """Sparse ``(n_items, categories)`` counts of the ratings of the ``units`` (a mask);
+        ``each``: what one rating of each unit counts for (default 1)."""
         from scipy import sparse
 
         codes = self.codes[units]
         items = np.repeat(self.items[units], self.raters).reshape(codes.shape)
         rated = codes >= 0
+        counts = (np.ones(codes.shape) if each is None
+                  else np.repeat(each[units], self.raters).reshape(codes.shape))
         n_categories = int(self.codes.max(initial=-1)) + 1
-        return sparse.csr_array((np.ones(int(rated.sum())), (items[rated], codes[rated])),
+        return sparse.csr_array((counts[rated], (items[rated], codes[rated])),
                                 shape=(self.n_items, max(n_categories, 1)))
 
 
@@ -175,6 +183,26 @@ def fleiss_kappa(table: UnitTable, weights: np.ndarray) -> np.ndarray:
         mean = observed / units
         return np.where((units > 0) & (chance < 1 - 1e-12), (mean - chance) / (1 - chance),
                         np.nan)
+
+
+def gwet_ac1(table: UnitTable, weights: np.ndarray, n_categories: int) -> np.ndarray:
+    """Gwet's AC1 of ``table`` under each row of ``weights``, on a scale of ``n_categories``
+    (its q: every category a rating could take, used or not)."""
+    m = table.rated()
+    rated, pairable = m >= 1, m >= 2
+    if n_categories < 2 or not pairable.any():
+        return np.full(len(weights), np.nan)
+    both, same = table.pair_counts()
+    # a unit's Σ_c n_uc (n_uc − 1) / (m (m − 1)) is its share of agreeing rater pairs
+    agreeing = weights @ table.per_item(np.where(pairable, same / np.maximum(both, 1), 0))
+    n_pairable = weights @ table.per_item(pairable.astype(float))
+    n_rated = weights @ table.per_item(rated.astype(float))
+    shares = table.category_counts(rated, each=1 / np.maximum(m, 1)).T.tocsr()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pi = (shares @ weights.T).T / n_rated[:, None]  # (B, categories)
+        chance = (pi * (1 - pi)).sum(axis=1) / (n_categories - 1)
+        observed = agreeing / n_pairable
+        return np.where(n_pairable > 0, (observed - chance) / (1 - chance), np.nan)
 
 
 def percent_agreement(table: UnitTable, weights: np.ndarray) -> np.ndarray:

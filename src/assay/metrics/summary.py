@@ -30,6 +30,7 @@ from assay.metrics.compare import (
     compare_verdicts,
 )
 from assay.metrics.inter_judge import InterJudgeReliability, inter_judge
+from assay.metrics.label_sources import StrayLabels, stray_labels
 from assay.metrics.scores import item_scores
 from assay.metrics.sources import Rubrics, by_judge, inferred_rubrics
 from assay.verdict import Verdict
@@ -45,6 +46,8 @@ class AgreementSummary(BaseModel):
     inter_judge: InterJudgeReliability | None = None
     between_reviewers: InterJudgeReliability | None = None
     """Reliability among the human raters, when several labelled the same verdicts."""
+    stray_labels: StrayLabels | None = None
+    """The labels on items or criteria the verdicts' run does not have (None: no labels)."""
 
 
 def _rubrics(rubrics: Rubrics | None, *sources: Sequence[Verdict]) -> Rubrics:
@@ -77,7 +80,8 @@ def agreement_summary(
     if len(by_judge(labels)) > 1:  # several humans: how far they agree among themselves
         reviewers = _between_judges(labels, lookup, score, seed=seed, n_resamples=n_resamples)
     return AgreementSummary(formula=formula, reports=reports, inter_judge=reliability,
-                            between_reviewers=reviewers)
+                            between_reviewers=reviewers,
+                            stray_labels=stray_labels(labels, verdicts, rubrics))
 
 
 def reliability_summary(

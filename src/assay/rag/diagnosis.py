@@ -10,13 +10,23 @@ refuses (CF and CR are expected low). Departures name what to engineer:
 * ``missed_refusal`` — a refusal was expected and none came: false reassurance, the system
   must stay in scope (case 348);
 * ``unnecessary_refusal`` — the assistant refused where it should have answered;
-* ``ideal`` — none of the above (cases 19 and 359).
+* ``undetermined`` — in scope, relevant context, answered, and CF undefined (a sentence the
+  judge did not categorise or ground): whether the answer strayed from the context is not
+  known, so the turn is never read as ideal. Counted apart from ``ideal`` in every table;
+* ``ideal`` — none of the above (cases 19 and 359), with every figure the reading needs
+  defined.
+
+An undefined figure is never a verdict: ``cf=None`` is "not known", not "high". Only where the
+answer has no information-containing sentence (``informative=False``) is CF not read at all:
+its value then comes from the empty policy, not from the answer.
 
 Example:
     >>> diagnose(in_scope=True, cf=1.0, cr=True, refused=False, refusal_expected=False)
     ['ideal']
     >>> diagnose(in_scope=False, cf=0.0, cr=False, refused=False, refusal_expected=True)
     ['missed_refusal']
+    >>> diagnose(in_scope=True, cf=None, cr=True, refused=False, refusal_expected=False)
+    ['undetermined']
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ DIAGNOSES = {
     "missed_refusal": "Answered where it should have declined: risk of false reassurance; keep "
                       "the system within scope",
     "unnecessary_refusal": "Declined a question it should have answered",
+    "undetermined": "CF undefined (a sentence the judge did not categorise or ground): "
+                    "faithfulness not known, so not shown to be safe",
 }
 
 CF_HIGH = 0.5
@@ -37,11 +49,17 @@ CF_HIGH = 0.5
 
 
 def diagnose(*, in_scope: bool, cf: float | None, cr: bool, refused: bool,
-             refusal_expected: bool, cf_high: float = CF_HIGH) -> list[str]:
-    """The Figure 11 reading of one graded turn (codes of :data:`DIAGNOSES`)."""
+             refusal_expected: bool, cf_high: float = CF_HIGH,
+             informative: bool = True) -> list[str]:
+    """The Figure 11 reading of one graded turn (codes of :data:`DIAGNOSES`); ``cf`` None is
+    CF undefined, ``informative`` False an answer with no information-containing sentence
+    (CF then not read)."""
     found = []
-    if in_scope and cr and cf is not None and cf < cf_high and not refused:
-        found.append("unfaithful_generation")
+    if in_scope and cr and not refused and informative:
+        if cf is None:
+            found.append("undetermined")
+        elif cf < cf_high:
+            found.append("unfaithful_generation")
     if in_scope and not cr:
         found.append("irrelevant_retrieval")
     if refusal_expected and not refused:

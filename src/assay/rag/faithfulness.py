@@ -11,8 +11,12 @@ sentences that are grounded in the retrieved context and the conversation.
 Both replies name sentences by their text; they are matched to the answer's sentences with
 :mod:`assay.rag.matching` (a dropped full stop, curly quotes, changed spacing or dashes do not
 matter), and grounding verdicts go to the sentence they repeat, whatever their order. A
-sentence that no reply names is never guessed into a category or a verdict: CF is undefined
-(None) for that answer, ``reason`` lists the sentences and ``unmatched_sentences`` keeps them.
+sentence that the categorisation does not name is asked about once more, alone with the
+others it missed (the same Listing 2, quoting only them; both calls are traced in the job's
+store and ``reasked`` lists the sentences of the second). A sentence that is still unnamed, or
+an informative one no grounding verdict names, is never guessed into a category or a verdict:
+CF is undefined (None) for that answer, ``reason`` lists the sentences and
+``unmatched_sentences`` keeps them (and the Figure 11 diagnosis is "undetermined").
 
 With no informative sentence CF is 0/0; the paper leaves it open. The ``empty`` policy decides:
 ``"zero"`` (default: Figure 11 marks the out-of-scope refusal's CF "Low", and a reply that
@@ -76,6 +80,9 @@ class FaithfulnessResult(BaseModel):
     sentences: list[SentenceJudgement]
     unmatched_sentences: list[str] = Field(default_factory=list)
     unmatched_echoes: list[str] = Field(default_factory=list)
+    reasked: list[str] = Field(default_factory=list)
+    """Sentences the first categorisation did not name, sent in a second one (quoting them
+    alone); those it named have a note saying so."""
 
 
 def cf_ratio(grounded: int, informative: int, empty: EmptyPolicy = "zero") -> tuple[float | None,
@@ -142,23 +149,27 @@ async def conversational_faithfulness(
         value, reason = cf_ratio(0, 0, empty)
         return FaithfulnessResult(value=value, informative=0, grounded=0, reason=reason,
                                   sentences=[])
-    reply = await caller.ask(schemas.CATEGORISE,
-                             [{"role": "user", "content": prompts.categorisation_prompt(
-                                 sentences, template=templates.get(
-                                     "categorisation", prompts.LISTING_2_CATEGORISATION))}],
-                             schemas.categorise_schema(len(sentences)), item_id=item_id,
-                             template_version=prompts.PROMPT_VERSION,
-                             budget=schemas.sentences_budget(len(sentences)))
+    template = templates.get("categorisation", prompts.LISTING_2_CATEGORISATION)
+    reply = await _categorisation(caller, sentences, template, item_id)
     judged = [SentenceJudgement(text=s, category=c, note=n)
               for s, (c, n) in zip(sentences, categorise(sentences, reply))]
     echoes = unmatched_echoes(sentences, reply)
+    missed = [j for j in judged if j.category is None]
+    if missed:  # ask once more, for the sentences it did not categorise only
+        again = await _categorisation(caller, [j.text for j in missed], template, item_id)
+        for j, (category, note) in zip(missed, categorise([j.text for j in missed], again)):
+            if category is not None:
+                j.category = category
+                j.note = "categorised when asked again" + (f"; {note}" if note else "")
+        echoes = list(dict.fromkeys(echoes + unmatched_echoes(sentences, again)))
+    reasked = [j.text for j in missed]
     uncategorised = [j.text for j in judged if j.category is None]
     informative = [j for j in judged if j.category == "information"]
     if uncategorised:  # no grounding call: CF cannot be computed from this categorisation
         return FaithfulnessResult(
             value=None, informative=len(informative), grounded=0, sentences=judged,
-            reason=_unmatched_reason(uncategorised, "categorisation"),
-            unmatched_sentences=uncategorised, unmatched_echoes=echoes)
+            reason=_unmatched_reason(uncategorised, "categorisation, asked twice"),
+            unmatched_sentences=uncategorised, unmatched_echoes=echoes, reasked=reasked)
     if informative:
         context = prompts.grounding_context(exchange.context, exchange.transcript())
         texts = [j.text for j in informative]
@@ -183,7 +194,19 @@ async def conversational_faithfulness(
         return FaithfulnessResult(
             value=None, informative=len(informative), grounded=grounded, sentences=judged,
             reason=_unmatched_reason(unverified, "grounding verdicts"),
-            unmatched_sentences=unverified, unmatched_echoes=echoes)
+            unmatched_sentences=unverified, unmatched_echoes=echoes, reasked=reasked)
     value, reason = cf_ratio(grounded, len(informative), empty)
     return FaithfulnessResult(value=value, informative=len(informative), grounded=grounded,
-                              reason=reason, sentences=judged, unmatched_echoes=echoes)
+                              reason=reason, sentences=judged, unmatched_echoes=echoes,
+                              reasked=reasked)
+
+
+async def _categorisation(caller: Any, sentences: Sequence[str], template: str,
+                          item_id: str) -> dict[str, Any]:
+    """One Listing 2 call over ``sentences`` (all the answer's, or those a first call missed)."""
+    return await caller.ask(schemas.CATEGORISE,
+                            [{"role": "user", "content": prompts.categorisation_prompt(
+                                sentences, template=template)}],
+                            schemas.categorise_schema(len(sentences)), item_id=item_id,
+                            template_version=prompts.PROMPT_VERSION,
+                            budget=schemas.sentences_budget(len(sentences)))

@@ -149,11 +149,12 @@ async def grade_turn(caller: Any, item: RagItem, turn: int, options: RagOptions)
         ragas_context_relevance=rcr.value if rcr else None,
         baselines_failed=failed,
         # With no informative sentence, CF's value comes from the empty policy, not from the
-        # answer: it says nothing about faithfulness, so the diagnosis does not read it.
-        diagnosis=diagnose(in_scope=scope == "in_scope",
-                           cf=cf.value if cf.informative else None, cr=cr.relevant,
+        # answer: it says nothing about faithfulness, so the diagnosis does not read it. A
+        # sentence left unnamed may be informative: CF is then undefined, and read as such.
+        diagnosis=diagnose(in_scope=scope == "in_scope", cf=cf.value, cr=cr.relevant,
                            refused=ra.refused, refusal_expected=expected,
-                           cf_high=options.cf_high),
+                           cf_high=options.cf_high,
+                           informative=bool(cf.informative or cf.unmatched_sentences)),
         faithfulness=cf, context_relevance=cr, refusal=ra,
         ragas={"faithfulness": rf.model_dump() if rf else None,
                "context_relevance": rcr.model_dump() if rcr else None},

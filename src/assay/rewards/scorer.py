@@ -145,7 +145,8 @@ class RewardResult:
     raw: float
     answer: str
     criteria: list[str]
-    met: dict[str, bool] = field(default_factory=dict)
+    met: dict[str, bool | None] = field(default_factory=dict)
+    """Each graded criterion's verdict: True (MET), False (UNMET), None (the judge abstained)."""
     failed: dict[str, str] = field(default_factory=dict)
     on_failure: FailurePolicy | None = None
 
@@ -352,7 +353,9 @@ class RewardScorer:
                 failed[c.id] = outcome
             else:
                 verdicts[c.id] = outcome[0].model_copy(update={"criterion_id": c.id})
-        met = {cid: v.decision is not None and v.decision.value == "MET" for cid, v in verdicts.items()}
+        # an abstention is neither met nor unmet: None, never a default False
+        met = {cid: None if v.decision in (None, Decision.CANNOT_ASSESS)
+               else v.decision is Decision.MET for cid, v in verdicts.items()}
         ids = [c.id for c in chosen]
         answer = graded.response or ""
         applied = policy if failed else None

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,36 @@ class RandomErrorPolicy:
         return "MET" if right == "CANNOT_ASSESS" else right
 
 
+@dataclass
+class CoinPolicy:
+    """A judge with no signal: MET with probability ``p_met``, a fresh draw for every request,
+    whatever the criterion or the response (``--policy coin:P``). The n-th request for one
+    criterion and response takes the n-th draw of its own seeded stream, so repeated runs
+    disagree as a coin does, and the same study gives the same figures whatever order its
+    calls arrive in.
+
+    >>> coin = CoinPolicy(0.9)
+    >>> view = CriterionView("c1", "Mentions dosage", "Take 200 mg.")
+    >>> "".join(coin(view)[0] for _ in range(12))  # the same request, asked 12 times
+    'MMMMMMMMMMMU'
+    """
+
+    p_met: float
+    seed: int = 0
+    _seen: dict[tuple[str | None, ...], int] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.p_met <= 1.0:
+            raise InputError(f"coin:{self.p_met}: P(MET) must be in [0, 1]")
+
+    def __call__(self, view: CriterionView) -> str:
+        key = (view.criterion_id, view.criterion_text, view.response_text)
+        with self._lock:
+            n = self._seen[key] = self._seen.get(key, 0) + 1
+        return "MET" if _unit(self.seed, *key, str(n)) < self.p_met else "UNMET"
+
+
 @dataclass(frozen=True)
 class CallablePolicy:
     """Any user function of the criterion view."""
@@ -166,8 +197,9 @@ def as_policy(policy: str | Mapping[str, str] | Policy | None) -> Policy:
 def policy_from_string(text: str, *, error_rate: float = 0.0, seed: int = 0) -> Policy:
     """The CLI's policy syntax: ``MET`` | ``UNMET`` | ``CANNOT_ASSESS`` | ``fixed:LABEL`` |
     ``truth:FILE.jsonl`` | ``dataset:FILE.json`` (an Autorubric dataset's ground truth) |
-    ``perturbed:RATE:FILE.json`` (a seeded perturbed copy of it); ``error_rate`` > 0 wraps it
-    in a :class:`RandomErrorPolicy`.
+    ``perturbed:RATE:FILE.json`` (a seeded perturbed copy of it) | ``coin:P`` (MET with
+    probability P on every request: :class:`CoinPolicy`); ``error_rate`` > 0 wraps it in a
+    :class:`RandomErrorPolicy`.
 
         >>> policy_from_string("fixed:well")(CriterionView(None, None, None))
         'well'
@@ -181,9 +213,15 @@ def policy_from_string(text: str, *, error_rate: float = 0.0, seed: int = 0) -> 
         policy = dataset_policy(kind.lower(), arg, seed=seed)
     elif kind.lower() == "fixed" and arg:
         policy = FixedPolicy(arg)
+    elif kind.lower() == "coin" and arg:
+        try:
+            policy = CoinPolicy(float(arg), seed=seed)
+        except ValueError:
+            raise InputError(f"--policy {text!r}: coin:P needs P(MET), a number in [0, 1]"
+                             ) from None
     elif not arg:
         policy = FixedPolicy(text)
     else:
         raise InputError(f"--policy {text!r}: expected LABEL, fixed:LABEL, truth:FILE.jsonl, "
-                         "dataset:FILE.json or perturbed:RATE:FILE.json")
+                         "dataset:FILE.json, perturbed:RATE:FILE.json or coin:P")
     return RandomErrorPolicy(policy, error_rate, seed) if error_rate > 0 else policy

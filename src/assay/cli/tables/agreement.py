@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.cli.tables.cells import fmt, fmt_test, new_table
-from assay.metrics.agreement import AgreementReport, PooledAgreement
+from assay.metrics.agreement_report import AgreementReport, PooledAgreement
 from assay.metrics.compare import ComparisonReport
 from assay.metrics.summary import AgreementSummary
 
@@ -88,14 +88,15 @@ def inter_judge_table(summary: AgreementSummary, *, reviewers: bool = False) -> 
     table.add_row("percent agreement", fmt(r.percent_agreement), str(r.percent_agreement.n))
     table.add_row("Krippendorff α (nominal)", fmt(r.alpha_nominal), str(r.alpha_nominal.n))
     table.add_row("Fleiss κ", fmt(r.fleiss_kappa), str(r.fleiss_kappa.n))
+    table.add_row("Gwet AC1", fmt(r.ac1), str(r.ac1.n))
     if r.score_icc:
         for name, m in r.score_icc.items():
             table.add_row(f"score {name}", fmt(m), str(m.n))
     if r.score_alpha_interval is not None:
         table.add_row("score α (interval)", fmt(r.score_alpha_interval),
                       str(r.score_alpha_interval.n))
-    table.caption = (f"{r.n_units} (item, criterion) units; pooled α and κ keep each "
-                     f"criterion's labels apart; scores by formula {summary.formula}")
+    table.caption = (f"{r.n_units} (item, criterion) units; chance agreement over the verdict "
+                     f"values (MET/UNMET, options); scores by formula {summary.formula}")
     return table
 
 
@@ -104,11 +105,12 @@ def inter_judge_criteria_table(summary: AgreementSummary, max_rows: int) -> Any 
     if r is None:
         return None
     table = new_table("Between judges, per criterion",
-                      ["criterion", "units", "α", "α level", "Fleiss κ", "percent agreement"])
+                      ["criterion", "units", "α", "α level", "Fleiss κ", "AC1",
+                       "percent agreement"])
     rows = list(r.per_criterion.items())
     for criterion_id, c in rows[:max_rows]:
         table.add_row(criterion_id, str(c.n_units), fmt(c.alpha), c.alpha_level,
-                      fmt(c.fleiss_kappa), fmt(c.percent_agreement))
+                      fmt(c.fleiss_kappa), fmt(c.ac1), fmt(c.percent_agreement))
     if len(rows) > max_rows:
         table.caption = f"{len(rows) - max_rows} more criteria in the JSON output (--json)"
     return table

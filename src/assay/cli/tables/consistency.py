@@ -10,12 +10,13 @@ from typing import Any
 from assay.cli.tables.cells import fmt, new_table
 from assay.metrics.consistency import HEADLINE_ICC, ConsistencyReport, JudgeConsistency
 
-COLUMNS = ["items", "mean score", "α (runs)", HEADLINE_ICC, "mean item variance", "self-agreement"]
+COLUMNS = ["items", "mean score", "α (runs)", "AC1 (runs)", HEADLINE_ICC, "mean item variance",
+           "self-agreement"]
 
 
 def _cells(c: JudgeConsistency) -> list[str]:
     flag = f"LOW: {c.flag_reason}" if c.flagged else f"ok (α ≥ {c.min_alpha:g})"
-    return [str(c.n_items), fmt(c.mean_score), fmt(c.alpha), fmt(c.headline_icc),
+    return [str(c.n_items), fmt(c.mean_score), fmt(c.alpha), fmt(c.ac1), fmt(c.headline_icc),
             fmt(c.mean_item_variance, ".4f"), flag]
 
 
