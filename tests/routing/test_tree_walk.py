@@ -88,3 +88,51 @@ def test_the_tree_walk_needs_a_taxonomy_and_sane_thresholds(tree):
         TreeWalkRouter(Catalogue.from_criteria([{"id": "x", "text": "X."}]), caller=None)
     with pytest.raises(ValueError, match=r"thresholds must be in \[0, 1\]"):
         TreeWalkRouter(Catalogue.from_taxonomy(tree), caller=None, tau={"broad": 1.5})
+
+
+def leaving_out(*ids, again=()):
+    """Rate every listed node but ``ids`` on the first ask of a depth; the re-ask (a prompt that
+    lists only unrated nodes) rates those in ``again``."""
+
+    def reply(request):
+        listed = re.findall(r"^ID:(\S+), Taxonomy:", request.text, flags=re.MULTILINE)
+        reasking = all(i in ids for i in listed)
+        rated = [i for i in listed if (i in again if reasking else i not in ids)]
+        nodes = [{"id": i, "relevance": RATINGS.get(i, 0.0), "reason": f"why {i}"} for i in rated]
+        first = "(depth 1)" in request.text and "Also classify the query" in request.text
+        return {"nodes": nodes, **({"query_class": "standard"} if first else {})}
+
+    return reply
+
+
+async def test_a_node_left_unrated_is_asked_about_again_alone(caller_on, tree):
+    caller, server = await caller_on(stages={"route_tree": leaving_out("A1", again=("A1",))})
+    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller,
+                                   combine="product").route(QUERY)
+    prompts = [r["body"]["messages"][-1]["content"] for r in server.requests]
+    reask = prompts[2]
+    assert re.findall(r"^ID:(\S+),", reask, flags=re.MULTILINE) == ["A1"]
+    assert routing.calls == 4 and routing.ids == ["a1"]  # the re-ask's rating counts
+    assert "unrated" not in routing.details
+
+
+async def test_a_node_still_unrated_is_kept_open_and_listed_never_pruned_as_irrelevant(
+        caller_on, tree):
+    caller, _ = await caller_on(stages={"route_tree": leaving_out("A1")})
+    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller,
+                                   combine="product").route(QUERY)
+    assert routing.details["unrated"] == ["A1"]
+    assert routing.details["nodes"]["A1"] == {"relevance": None, "joint": 0.9, "kept": True}
+    assert "A1" not in routing.details["pruned"]
+    # A1's children were opened at A's relevance (.9): a1 .81 is active, a2 .54 too
+    assert routing.ids == ["a1", "a2"]
+
+
+async def test_a_fixture_may_rate_the_nodes_it_does_not_list(caller_on, tree):
+    script = {"route_tree": {"rate_unlisted": 0.0, "query_class": "standard",
+                             "nodes": [{"id": i, "relevance": 0.9, "reason": "r"}
+                                       for i in ("A", "A1", "a1")]}}
+    caller, server = await caller_on(stages=script)
+    routing = await TreeWalkRouter(Catalogue.from_taxonomy(tree), caller).route(QUERY)
+    assert routing.ids == ["a1"] and "unrated" not in routing.details
+    assert routing.calls == 3 == len(server.requests)  # no re-ask: every node was rated

@@ -8,7 +8,10 @@ with depth); the paper says "joint relevance along the path" without choosing. E
 query class: emergency queries get the lowest τ (recall first), narrow factual ones the highest
 (precision first); the paper gives no numbers, so :data:`DEFAULT_TAU` is ours and configurable.
 A node whose joint relevance is below τ is pruned with its whole subtree, so only the children
-of relevant nodes are ever shown to the model; a leaf at or above τ is active.
+of relevant nodes are ever shown to the model; a leaf at or above τ is active. A node the reply
+leaves unrated is asked about once more (alone with the other unrated ones); one still unrated
+is kept open at its path's relevance and listed in ``details["unrated"]``: a missing rating is
+not a rating of 0.
 
 Example::
 
@@ -68,6 +71,7 @@ class TreeWalkRouter(Router):
         frontier = [(c, [c.name], 1.0) for c in taxonomy.root.children if c.id in useful]
         tau, depth, chosen = None, 1, []
         decisions: dict[str, dict[str, Any]] = {}
+        unrated_ids: list[str] = []
         while frontier:
             rows = [_row(node, path) for node, path, _ in frontier]
             prompt = tree_prompt(text, memory, rows, depth, first_level=tau is None)
@@ -81,16 +85,35 @@ class TreeWalkRouter(Router):
                 trace.details["query_class"] = data["query_class"]
                 tau = self.tau[data["query_class"]]
                 trace.details["tau"] = tau
-            ratings = {str(n.get("id")): n for n in data.get("nodes", [])}
+            ratings = _ratings(data)
+            unrated = [(node, path) for node, path, _ in frontier if node.id not in ratings]
+            if unrated:
+                # a node left unrated is not known to be irrelevant: ask once more, for those
+                # nodes only, before keeping them open
+                again = await self.caller.ask(
+                    STAGE, messages_of(None, tree_prompt(
+                        text, memory, [_row(n, p) for n, p in unrated], depth,
+                        first_level=False)),
+                    tree_schema(False, sorted(useful)), item_id=query.id,
+                    budget=tree_budget(len(unrated)))
+                trace.calls += 1
+                shown = {n.id for n, _ in unrated}
+                ratings.update({k: v for k, v in _ratings(again).items() if k in shown})
             following = []
             for node, path, parent in frontier:
-                rating = ratings.get(node.id, {})
-                own = float(rating.get("relevance", 0.0))
-                joint = parent * own if self.combine == "product" else min(parent, own)
-                reason = str(rating.get("reason") or ("not rated" if not rating else ""))
-                decisions[node.id] = {"relevance": own, "joint": round(joint, 6),
-                                      "kept": joint >= tau}
-                if joint < tau:
+                rating = ratings.get(node.id)
+                if rating is None:
+                    # still unrated after the re-ask: kept open at its path's relevance and
+                    # listed, never pruned as if the model had said "irrelevant"
+                    unrated_ids.append(node.id)
+                    own, joint, reason = None, parent, "not rated after a re-ask: kept open"
+                else:
+                    own = float(rating.get("relevance", 0.0))
+                    joint = parent * own if self.combine == "product" else min(parent, own)
+                    reason = str(rating.get("reason") or "")
+                kept = rating is None or joint >= tau
+                decisions[node.id] = {"relevance": own, "joint": round(joint, 6), "kept": kept}
+                if not kept:
                     continue
                 if node.criterion is not None:
                     chosen.append(Selection(id=node.criterion.id, reason=reason, score=joint))
@@ -100,7 +123,15 @@ class TreeWalkRouter(Router):
             frontier, depth = following, depth + 1
         trace.details["nodes"] = decisions
         trace.details["pruned"] = sorted(k for k, v in decisions.items() if not v["kept"])
+        if unrated_ids:
+            trace.details["unrated"] = unrated_ids
         return chosen
+
+
+def _ratings(data: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The reply's ratings by node id (a rating with no relevance is no rating)."""
+    return {str(n.get("id")): n for n in data.get("nodes", [])
+            if isinstance(n, Mapping) and isinstance(n.get("relevance"), (int, float))}
 
 
 def _nodes_with_leaves(node: TaxonomyNode, wanted: set[str]) -> set[str]:

@@ -13,7 +13,11 @@ A stage's reply can be:
   test a re-ask);
 * ``{"by_prompt": [[SUBSTRING, REPLY], ...], "default": REPLY}``: the first entry whose
   substring occurs in the prompt text, else the default (handy in fixture files);
-* a callable ``(StageRequest) -> dict | str``.
+* a callable ``(StageRequest) -> dict | str``;
+* ``{"rate_unlisted": VALUE, ...}`` around any of these, for the tree router's ``route_tree``
+  stage: the reply rates the nodes it lists, and every other node the prompt lists
+  (``ID:x, Taxonomy: ...`` rows) is rated ``VALUE`` — a fixture's way of writing a model that
+  rates every node it is shown while naming only the relevant ones.
 
 Example:
     >>> script = StageScript({"route": {"queries": ["aspirin dose"]},
@@ -28,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -102,6 +107,9 @@ class StageScript:
 
 
 def _resolve(reply: Reply, request: StageRequest) -> Any:
+    if isinstance(reply, dict) and "rate_unlisted" in reply:
+        inner = {k: v for k, v in reply.items() if k != "rate_unlisted"}
+        return _rate_unlisted(_resolve(inner, request), request.text, reply["rate_unlisted"])
     if callable(reply):
         return _resolve(reply(request), request)
     if isinstance(reply, list):
@@ -114,6 +122,19 @@ def _resolve(reply: Reply, request: StageRequest) -> Any:
                 return _resolve(choice, request)
         return _resolve(reply.get("default", {}), request)
     return reply
+
+
+_LISTED_NODE = re.compile(r"^ID:(\S+), Taxonomy:", flags=re.MULTILINE)
+
+
+def _rate_unlisted(reply: Any, prompt: str, relevance: float) -> Any:
+    if not isinstance(reply, dict):
+        return reply
+    nodes = list(reply.get("nodes") or [])
+    rated = {str(n.get("id")) for n in nodes if isinstance(n, dict)}
+    nodes += [{"id": i, "relevance": relevance, "reason": "not relevant"}
+              for i in _LISTED_NODE.findall(prompt) if i not in rated]
+    return {**reply, "nodes": nodes}
 
 
 def as_stage_script(value: StageScript | Mapping[str, Reply] | str | Path | None) -> StageScript:
