@@ -131,7 +131,7 @@ async def _grade(root: Path, options: EvalOptions, result: EvalResult) -> None:
         "cache_path": options.cache, "progress": options.progress,
         "executor": result.executor, "workers": options.workers,
         "ray_address": options.ray_address, "batch_retry": options.batch_retry,
-        "batch_poll_s": options.batch_poll_s}
+        "batch_poll_s": options.batch_poll_s, "judge_config_file": options.config_file}
     if (grade_dir / "run.sqlite").exists():  # made whole or not at all: this run resumes
         if run_status(grade_dir).complete:
             result.scores, result.status = rescore_run(grade_dir), "complete"
