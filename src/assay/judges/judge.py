@@ -57,8 +57,7 @@ from assay.judges.retry import (
 from assay.judges.secrets import redact, redact_data
 from assay.judges.server_info import ServerInfo, discover
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
-from assay.judges.simple_evals import SAMPLER_MODE
-from assay.judges.simple_evals import simple_evals_reply
+from assay.judges.simple_evals import SAMPLER_MODE, simple_evals_reply
 from assay.judges.structured import parse_reply, reask_messages
 from assay.judges.timeouts import AttemptTimeouts
 from assay.judges.transport import HttpResult, Transport

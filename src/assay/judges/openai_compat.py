@@ -46,7 +46,7 @@ TEXT_MODE = "text"
 
 class OpenAIWire:
     path = "/chat/completions"
-    modes = ("json_schema", "json_mode", "prompt")
+    modes: tuple[str, ...] = ("json_schema", "json_mode", "prompt")
 
     def auth_headers(self, config: JudgeConfig, key: Secret | None) -> dict[str, Secret]:
         if key is None or config.auth == "none":

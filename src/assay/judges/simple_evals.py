@@ -84,7 +84,7 @@ def sampler_body(wire: str, model: str, messages: Sequence[Mapping[str, Any]], *
         system = [m["content"] for m in messages if m.get("role") == "system"]
         if system:
             fields["system"] = system[0]
-        order = _ANTHROPIC_ORDER
+        order: tuple[str, ...] = _ANTHROPIC_ORDER
     elif wire == "openai-responses":
         fields["input"] = [dict(m) for m in messages]
         order = _RESPONSES_ORDER

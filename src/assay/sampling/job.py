@@ -151,18 +151,18 @@ async def asample(
                              selection=selection, taxonomy=taxonomy)
     for item in loaded:  # every item has its system prompt (an adaptive selection) before a call
         prompts.for_item(item.id)
-    settings = {"temperature": temperature, "max_tokens": max_tokens, "seed": seed,
-                "reasoning_effort": reasoning_effort}
+    settings: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
+                                "reasoning_effort": reasoning_effort}
     try:
         if protocol == "simple-evals":
             judge, entry, sampler = _simple_evals_judge(
                 model, prompts.condition, config_file=config_file, concurrency=concurrency,
-                cache=cache, budget=budget, **settings)
+                cache=cache, budget=budget, seed=seed, **settings)
             ask = [sampler.queried(_sent_messages(item)) for item in loaded]
             chosen = {"sampler": entry, "system_message": sampler.system_message}
         else:
             judge = _model_judge(model, config_file=config_file, concurrency=concurrency,
-                                 cache=cache, budget=budget, **settings)
+                                 cache=cache, budget=budget, seed=seed, **settings)
             ask = [_with_system(item, prompts.for_item(item.id)) for item in loaded]
     except ConfigError as exc:
         raise model_under_test_error(exc) from None
