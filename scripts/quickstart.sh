@@ -23,8 +23,11 @@ for spec in project["project"]["dependencies"]:
         print(spec)
 PY
 )
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check "${NEEDED[@]}"
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e . 2>/dev/null
+    # hatchling here: the editable install builds with it, without a build environment of its own
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check "${NEEDED[@]}" "$(python3 -c \
+        'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"][0])')"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+        --no-build-isolation -e . 2>/dev/null
 fi
 
 PORT=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -49,6 +49,9 @@ from assay.runs.sources import sample_id
 STAGE = "sample"
 OUTPUT_FORMATS = ("auto", "healthbench", "items")
 EXECUTORS = ("local", "batch", "ray")
+# finished samples are written in one transaction at least this often: a kill -9 loses at most
+# this window of answers (asked again on resume), and sampling pays no commit per call
+COMMIT_AFTER_S = 0.25
 PROTOCOLS = ("assay", "simple-evals")
 
 
@@ -175,7 +178,7 @@ async def asample(
     if protocol != "assay":  # a job made before the protocol existed keeps its config
         config.update(protocol=protocol, **chosen)
     job = JobDir.open(Path(job_dir) if job_dir is not None else Path(f"{out}.job"),
-                      kind="sample", config=config)
+                      kind="sample", config=config, commit_after_s=COMMIT_AFTER_S)
     pool = None
     try:
         pending = len(set(messages) - set(job.store.results()))
