@@ -23,9 +23,11 @@ for spec in project["project"]["dependencies"]:
         print(spec)
 PY
 )
-    # hatchling here: the editable install builds with it, without a build environment of its own
+    # hatchling (and editables, its editable builds') here: the editable install below builds
+    # with them, without an isolated build environment that would look them up again each time
     .venv/bin/python -m pip install --quiet --disable-pip-version-check "${NEEDED[@]}" "$(python3 -c \
-        'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"][0])')"
+        'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"][0])')" \
+        "editables>=0.3"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
         --no-build-isolation -e . 2>/dev/null
 fi

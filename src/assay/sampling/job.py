@@ -3,7 +3,9 @@
 One free-text chat completion per item (``n`` per item with a sample index), made through the
 judges layer like every other model call (clients, cache, limits, retries, cost, budget) and
 traced in a job directory (``--job-dir``, by default ``OUT.job``): run the same command again
-after a crash, ``kill -9`` or a spent budget and no finished call is made again. Temperature,
+after a crash, ``kill -9`` or a spent budget and no finished call is made again (finished
+answers are written together every 0.25 s, so a ``kill -9`` loses at most that window's, as
+``assay grade`` does). Temperature,
 max tokens, seed, reasoning effort and the system prompt are the job's config; a changed one is
 refused, naming it.
 
