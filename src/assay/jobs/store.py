@@ -106,6 +106,7 @@ class CallStore:
         self._held_calls: dict[str, tuple] = {}  # finished, not written yet (commit_after_s)
         self._held_results: dict[str, tuple] = {}
         self._flush_timer: asyncio.TimerHandle | None = None
+        self._keys: set[str] | None = None  # the stored calls' keys, read at the first lookup
 
     @classmethod
     def open(cls, path: str | Path, *, commit_after_s: float | None = None) -> CallStore:
@@ -175,6 +176,10 @@ class CallStore:
         held = self._held_calls.get(key)
         if held is not None:
             return _call(held)
+        if self._keys is None:  # one query, then no lookup for a call never stored (most)
+            self._keys = {k for (k,) in self._db.execute("SELECT key FROM calls")}
+        if key not in self._keys:
+            return None
         row = self._db.execute("SELECT * FROM calls WHERE key = ?", (key,)).fetchone()
         return _call(row) if row else None
 
@@ -184,6 +189,8 @@ class CallStore:
                None if call.data is None else orjson.dumps(call.data).decode(), call.raw,
                call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s,
                int(call.cached), call.attempts, call.failure, time.time())
+        if self._keys is not None:
+            self._keys.add(call.key)
         if self._commit_after_s is None:
             self._db.execute(_PUT_CALL, row)
             return

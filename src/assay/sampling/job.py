@@ -172,6 +172,7 @@ async def asample(
     except ConfigError as exc:
         raise model_under_test_error(exc) from None
     messages = {item.id: m for item, m in zip(loaded, ask)}
+    stored = {item.id: redact_data(m) for item, m in zip(loaded, ask)}  # scrubbed once per item
     if sampled_items is not None and protocol == "simple-evals":
         _write_sampled_items(loaded, messages, sampled_items)
     params = redact_data(judge.config.request_params())
@@ -208,8 +209,8 @@ async def asample(
 
     async def answer_all(item: Item) -> dict[str, Any]:
         answers = await asyncio.gather(
-            *(caller.answer(STAGE, messages[item.id], item_id=item.id, sample=k)
-              for k in range(n)),
+            *(caller.answer(STAGE, messages[item.id], item_id=item.id, sample=k,
+                            stored=stored[item.id]) for k in range(n)),
             return_exceptions=True)  # every sample is tried (and stored) even if one fails
         for outcome in answers:
             if isinstance(outcome, BaseException) and not isinstance(outcome, StageError):
@@ -379,9 +380,12 @@ def _sent_messages(item: Item) -> list[dict[str, Any]]:
 
 
 def _with_system(item: Item, system: str | None) -> list[dict[str, Any]]:
+    messages = [m.model_dump() for m in item.messages]
+    if system is None:  # the usual case: the bank's module (and NumPy) is not imported for it
+        return messages
     from assay.bank.system_prompt import with_system_prompt
 
-    return with_system_prompt([m.model_dump() for m in item.messages], system)
+    return with_system_prompt(messages, system)
 
 
 def _write_sampled_items(items: list[Item], messages: Mapping[str, list[dict[str, Any]]],
