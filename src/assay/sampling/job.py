@@ -149,7 +149,9 @@ async def asample(
         raise ConfigError(f"--protocol {protocol!r}: expected {' or '.join(PROTOCOLS)}")
     if executor == "batch" and budget is not None:
         raise ConfigError("--budget is not supported with --executor batch")
-    loaded, fingerprint, fmt = _read_items(items)
+    # the assay protocol writing HealthBench lines needs each row's conversation only
+    loaded, fingerprint, fmt = _read_items(items, conversations=protocol == "assay"
+                                           and output_format in ("auto", "healthbench"))
     if output_format == "auto":
         output_format = "healthbench" if fmt == "healthbench" else "items"
     prompts = system_prompts(condition=condition, system_file=system, bank=bank,
@@ -172,7 +174,6 @@ async def asample(
     except ConfigError as exc:
         raise model_under_test_error(exc) from None
     messages = {item.id: m for item, m in zip(loaded, ask)}
-    stored = {item.id: redact_data(m) for item, m in zip(loaded, ask)}  # scrubbed once per item
     if sampled_items is not None and protocol == "simple-evals":
         _write_sampled_items(loaded, messages, sampled_items)
     params = redact_data(judge.config.request_params())
@@ -208,9 +209,10 @@ async def asample(
     caller = StageCaller(judge, job.store, via=via)
 
     async def answer_all(item: Item) -> dict[str, Any]:
+        stored = redact_data(messages[item.id])  # the trace's copy, scrubbed once for n samples
         answers = await asyncio.gather(
-            *(caller.answer(STAGE, messages[item.id], item_id=item.id, sample=k,
-                            stored=stored[item.id]) for k in range(n)),
+            *(caller.answer(STAGE, messages[item.id], item_id=item.id, sample=k, stored=stored)
+              for k in range(n)),
             return_exceptions=True)  # every sample is tried (and stored) even if one fails
         for outcome in answers:
             if isinstance(outcome, BaseException) and not isinstance(outcome, StageError):
@@ -296,9 +298,11 @@ def write_samples(items: list[Item], samples: dict[str, list[dict[str, Any]]], o
     return len(lines)
 
 
-def _read_items(items: str | Path | Sequence[Item | Mapping[str, Any]]
-                ) -> tuple[list[Item], str, str]:
-    """The items, a fingerprint of them (for the job config) and their file kind."""
+def _read_items(items: str | Path | Sequence[Item | Mapping[str, Any]], *,
+                conversations: bool = False) -> tuple[list[Item], str, str]:
+    """The items, a fingerprint of them (for the job config) and their file kind.
+    ``conversations``: HealthBench rows are wanted for their conversations only (no rubric is
+    built: the answers are written as ``{prompt_id, response}`` lines)."""
     if isinstance(items, (str, Path)):
         from assay.io import load_items
         from assay.io.formats import detect_format
@@ -307,10 +311,17 @@ def _read_items(items: str | Path | Sequence[Item | Mapping[str, Any]]
         path = Path(items)
         if not path.is_file():
             raise InputError(Issue(str(path), None, None, "no such file"))
-        loaded = load_items(path)
+        kind = detect_format(path).kind
+        loaded = None
+        if conversations and kind == "healthbench":
+            from assay.io.healthbench import read_conversations
+
+            loaded = read_conversations(path)
+        if loaded is None:
+            loaded = load_items(path)
         if not loaded:
             raise InputError(Issue(str(path), None, None, "no item in the file"))
-        return loaded, file_sha256(path), detect_format(path).kind
+        return loaded, file_sha256(path), kind
     loaded = [i if isinstance(i, Item) else Item.model_validate(i) for i in items]
     if not loaded:
         raise ConfigError("no item to sample")
