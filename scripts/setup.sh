@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv and install Assay with its test extras. Safe to run again.
+# Create .venv (or complete the quickstart's) and install Assay with every dependency, its
+# extras and the test tools. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv

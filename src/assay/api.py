@@ -167,6 +167,7 @@ async def agrade(
     batch_retry: str = "batch",
     batch_poll_s: float = 30.0,
     final_passes: int = 1,
+    judge_config_file: str | Path | None = None,
     aggregate: str | None = None,
     abstain: str | None = None,
 ) -> GradeResult:
@@ -202,6 +203,8 @@ async def agrade(
     ``final_passes`` (``--final-passes``): how many times a call that failed on transient
     faults or an unparsed reply is asked again once every call has been sent, before the
     run's status is decided (default 1; 0: none; see :mod:`assay.runs.engine`).
+    ``judge_config_file`` (``--config``): the ``assay.toml`` where judges named without a
+    provider (``[judges.NAME]``) are defined.
     ``progress=True`` shows the command line's progress bar (on stderr; see
     :mod:`assay.progress`); by default a run draws nothing. ``aggregate`` and
     ``abstain`` are the former names of ``aggregation`` and ``abstention``. A bad value is an
@@ -223,7 +226,8 @@ async def agrade(
     operational = {"run_dir": run_dir, "budget_usd": budget_usd, "concurrency": concurrency,
                    "cache_path": cache_path, "quiet": not progress, "executor": executor,
                    "ray_address": ray_address, "workers": workers, "batch_retry": batch_retry,
-                   "batch_poll_s": batch_poll_s, "final_passes": final_passes}
+                   "batch_poll_s": batch_poll_s, "final_passes": final_passes,
+                   "judge_config_file": judge_config_file}
     if items is None and resume is not None:
         source, options = restore(resume, RunOptions(**operational))
     else:

@@ -82,6 +82,8 @@ class Workspace:
 
     def run(self, example: Example) -> None:
         line = self.command_line(example)
+        if example.before is not None:
+            line = f"{example.before} && {line}"
         if example.server is not None:
             self.serve(line, example.server)
             return

@@ -46,6 +46,10 @@ def main() -> None:
         app_for(sys.argv[1:])()
     except SystemExit as done:  # click ends every command so, successful or not
         exit_at_once(done.code)
+    except ModuleNotFoundError as missing:  # the quickstart installs only what grading needs
+        from assay.cli.process import missing_dependency
+
+        exit_at_once(missing_dependency(missing))
 
 
 __all__ = ["app", "main"]

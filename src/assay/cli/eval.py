@@ -55,12 +55,26 @@ def eval_command(
     taxonomy: str | None = typer.Option(None, "--taxonomy", help="starter or a taxonomy file "
                                         "(handbook)."),
     protocol: str = typer.Option("assay", "--protocol", help="assay | simple-evals (with "
-                                 "--healthbench: simple-evals' exact grader request)."),
+                                 "--healthbench: the model under test asked as simple-evals' "
+                                 "model table samples it, and its exact grader request; no "
+                                 "preflight request)."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     budget: float | None = typer.Option(None, "--budget", help="Stop cleanly after this many USD "
                                         "(each stage)."),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Calls in flight."),
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite)."),
+    executor: str | None = typer.Option(None, "--executor", help="local | batch | ray, for "
+                                        "every stage (batch: the providers' batch APIs at half "
+                                        "price; ray: calls on Ray workers). Default: local, or on "
+                                        "--resume the one the eval began with."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="With --executor ray: Ray "
+                                       "workers (default 2)."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="With --executor ray: "
+                                           "the cluster (default: a local Ray)."),
+    batch_retry: str = typer.Option("batch", "--batch-retry", help="With --executor batch: ask "
+                                    "a failed or expired request again in a new batch or live."),
+    batch_poll_s: float = typer.Option(30.0, "--batch-poll-s", min=0.01, help="With --executor "
+                                       "batch: seconds between polls of a pending batch."),
     fail_under: float | None = typer.Option(None, "--fail-under", help="Exit 5 if the overall "
                                             "score is below this (for CI)."),
     json_out: Path | None = typer.Option(None, "--json", help="Also write the metrics here."),
@@ -73,18 +87,14 @@ def eval_command(
     from assay.cli.output import fail, stderr, stdout
     from assay.cli.tables.evaluation import eval_tables
     from assay.errors import AssayError
-    from assay.evaluation import evaluate
+    from assay.evaluation import EvalOptions, evaluate
 
+    given = {**locals(), "judges": judge, "condition": condition or None,
+             "config_file": config, "report": not no_report, "progress": not quiet}
     try:
-        result = evaluate(
-            items, model=model, judges=judge, rubric=rubric, healthbench=healthbench,
-            run_dir=run_dir, resume=resume, n=n, examples=examples, seed=seed,
-            temperature=temperature, max_tokens=max_tokens, sampling_seed=sampling_seed,
-            reasoning_effort=reasoning_effort, system=system, condition=condition or None, bank=bank, selection=selection,
-            taxonomy=taxonomy,
-            config_file=config, budget=budget, concurrency=concurrency, cache=cache,
-            report=not no_report, progress=not quiet, subset=subset, data_root=data_root,
-            protocol=protocol)
+        options = EvalOptions(**{name: value for name, value in given.items()
+                                 if name in EvalOptions.model_fields})
+        result = evaluate(items, options, resume=resume)
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     if result.stage == "done" and json_out is not None:

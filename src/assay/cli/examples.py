@@ -26,13 +26,15 @@ class Example:
     ``command`` is the command as typed after ``assay`` (``"bank build"``); ``line`` the whole
     shell line; ``fake`` the ``assay fake-judge`` options that script the replies this line needs
     (``None``: the line calls no model); ``server`` the path to request when the command serves
-    until stopped.
+    until stopped; ``before`` a line the suite runs first (not shown: it makes a file the
+    example reads that the repository cannot ship).
     """
 
     command: str
     line: str
     fake: str | None = None
     server: str | None = None
+    before: str | None = None
 
 
 HB = "examples/healthbench/examples.jsonl"
@@ -70,8 +72,10 @@ EXAMPLES: tuple[Example, ...] = (
     Example("review", "assay review runs/mini --port 8765", server="/"),
     Example("data list", "assay data list"),
     Example("data fetch",
-            f"assay data fetch healthbench --subset hard --from {HB} --data-dir data "
-            "--sha256 e5f8169da3d69b19de23bd0993279a24ea53d477279da5be491aedfac2aa8894"),
+            "assay data fetch healthbench --subset hard --from hard_2025-05-08-21-00-10.jsonl "
+            "--data-dir data",
+            before="python -c \"from assay.testing import write_standin; "
+                   "write_standin('hard', 'hard_2025-05-08-21-00-10.jsonl')\""),
     # Trusting a judge
     Example("agreement",
             "assay grade examples/autorubric/charm100_sample.json --judge openai:gpt-4.1-mini "

@@ -24,7 +24,7 @@ def run_grade(**args: Any) -> None:
     if args["repeats"] > 1 or (args["resume"] is not None and is_study(args["resume"])):
         from assay.cli.grade_repeats import run_repeats
 
-        run_repeats(args, _options, _source, _check_outputs)
+        run_repeats(args, _options, _source, _check_outputs, _fields)
         return
     try:
         result = _grade(args)

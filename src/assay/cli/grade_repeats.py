@@ -17,11 +17,12 @@ from assay.errors import AssayError, InputError, Issue
 EXIT_INCOMPLETE = 4
 
 
-def run_repeats(args: dict[str, Any], options_of, source_of, check_outputs) -> None:
+def run_repeats(args: dict[str, Any], options_of, source_of, check_outputs, fields_of) -> None:
     """Grade (or resume) a repeats study, print one line per repeat and the consistency
     table, write ``--json``; exit 4 when a repeat is not complete (consistency is then not
     computed: a missing verdict is not a disagreement), 6 when a judge's self-agreement is
-    low."""
+    low. ``options_of``, ``source_of``, ``check_outputs`` and ``fields_of`` are ``assay
+    grade``'s (this module is imported by it, never the other way)."""
     from assay.runs.repeats import arun_repeats
 
     args = {**args, "executor": args.get("executor") or "local"}
@@ -34,11 +35,10 @@ def run_repeats(args: dict[str, Any], options_of, source_of, check_outputs) -> N
             if args["resume"] is None:
                 raise InputError(Issue(None, None, "ITEMS", "give the items to grade (or "
                                        "--resume STUDY)"))
-            from assay.cli.grade_command import _fields
             from assay.runs.options import RunOptions
 
             names = set(RunOptions.operational_fields()) - {"run_dir"}
-            operational = RunOptions(**_fields(args, names))
+            operational = RunOptions(**fields_of(args, names))
             reports = asyncio.run(arun_repeats(None, operational, args["repeats"],
                                                resume=args["resume"]))
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import re
 import sys
 import threading
 
@@ -54,3 +55,27 @@ def exit_at_once(code: object) -> None:
         except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
             pass
     os._exit(status)
+
+
+def missing_dependency(error: ModuleNotFoundError) -> int:
+    """Say which package a command lacks and how to get it (``./scripts/quickstart.sh``
+    installs only what grading needs); exit 2. A module that is not one of Assay's
+    dependencies is a bug: raised as it is."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    name = (error.name or "").split(".")[0]
+    try:
+        needed = {re.split(r"[<>=!~ \[;]", r, maxsplit=1)[0].lower().replace("-", "_")
+                  for r in requires("assay") or ()}
+    except PackageNotFoundError:
+        needed = set()
+    if not ({name.lower()} | _IMPORT_NAMES.get(name, set())) & needed:
+        raise error
+    sys.stderr.write(f"error: this command needs {name}, which is not installed here (the "
+                     "quickstart installs only what grading needs): run bash scripts/setup.sh, "
+                     "or pip install assay with its dependencies\n")
+    return 2
+
+
+# import names that differ from their distribution's
+_IMPORT_NAMES = {"sklearn": {"scikit_learn"}, "yaml": {"pyyaml"}}

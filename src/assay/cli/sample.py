@@ -46,9 +46,18 @@ def sample(
     cache: Path | None = typer.Option(None, "--cache", help="Response cache (SQLite) to use."),
     config: Path | None = typer.Option(None, "--config", help="Judge config file (assay.toml)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    executor: str = typer.Option("local", "--executor", help="local | batch: through the "
-                                 "model's batch API (OpenAI, Anthropic), at half price, within "
-                                 "24 h; the same command again waits for the same batches."),
+    executor: str = typer.Option("local", "--executor", help="local | batch | ray. batch: "
+                                 "through the model's batch API (OpenAI, Anthropic), at half "
+                                 "price, within 24 h; the same command again waits for the same "
+                                 "batches. ray: the calls on Ray workers."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="With --executor ray: Ray "
+                                       "workers (default 2)."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="With --executor ray: "
+                                           "the cluster (default: a local Ray)."),
+    protocol: str = typer.Option("assay", "--protocol", help="assay | simple-evals: ask the "
+                                 "model as simple-evals' model table samples it (its system "
+                                 "message, temperature, max_tokens or reasoning effort, its "
+                                 "API), byte for byte, with no preflight request."),
     batch_retry: str = typer.Option("batch", "--batch-retry", help="With --executor batch: ask "
                                     "a failed or expired request again in a new batch or live."),
     batch_poll_s: float = typer.Option(30.0, "--batch-poll-s", min=0.01, help="With --executor "
@@ -69,7 +78,8 @@ def sample(
             condition=condition, bank=bank, selection=selection,
             taxonomy=taxonomy, output_format=output_format, budget=budget,
             concurrency=concurrency, cache=cache, config_file=config, progress=not quiet,
-            executor=executor, batch_retry=batch_retry, batch_poll_s=batch_poll_s))
+            executor=executor, workers=workers, ray_address=ray_address,
+            batch_retry=batch_retry, batch_poll_s=batch_poll_s, protocol=protocol))
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
     stdout().print(sample_table(result))

@@ -25,13 +25,16 @@ from assay.judges.completion import CompletionBudget
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
 
 WireRequest = tuple[tuple[dict[str, Any], ...], dict[str, Any] | None, str, str, int,
-                    CompletionBudget | None, str | None]
+                    CompletionBudget | None, str | None, bool, int]
 WireReply = tuple
 
 
 def request_to_wire(request: JudgeRequest) -> WireRequest:
+    """A request as sent to a worker: every field that shapes the request or its reply (a
+    free-text answer of a model under test stays one: ``text``)."""
     return (request.messages, request.schema, request.schema_name, request.template_version,
-            request.sample, request.budget, request.bool_field)
+            request.sample, request.budget, request.bool_field, request.text,
+            request.cache_prefix)
 
 
 def reply_to_wire(reply: JudgeReply) -> WireReply:
@@ -65,8 +68,9 @@ class JudgeWorker:
 
     async def ask_batch(self, judge_id: str, requests: list[WireRequest]) -> list[WireReply]:
         judge = self._judges[judge_id]
-        replies = await asyncio.gather(*(judge.ask(JudgeRequest(*r[:4], sample=r[4], budget=r[5],
-                                                              bool_field=r[6])) for r in requests))
+        replies = await asyncio.gather(*(judge.ask(JudgeRequest(
+            *r[:4], sample=r[4], budget=r[5], bool_field=r[6], text=r[7], cache_prefix=r[8]))
+            for r in requests))
         if self._cache is not None:
             self._cache.flush()  # a worker killed later keeps what it has answered
         return [reply_to_wire(r) for r in replies]

@@ -1,6 +1,6 @@
 """Two sampling conditions compared: an eval per condition, then paired tests between them.
 
-``assay eval ... --condition A --condition B`` runs :func:`~assay.evaluation.run.aevaluate`
+``assay eval ... --condition A --condition B`` runs :func:`~assay.evaluation.run.aevaluate_one`
 once per condition, in ``RUN/A/`` and ``RUN/B/`` on the same items, and compares them with
 ``assay compare``'s paired tests on per-prompt scores (a prompt's mean over its samples);
 ``RUN/comparison.json`` holds the conditions, each one's metrics and the comparison. A resume
@@ -16,51 +16,52 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
 
 from assay.errors import ConfigError
-from assay.evaluation.run import EvalResult, aevaluate
+from assay.evaluation.options import EvalOptions
+from assay.evaluation.run import EvalResult, aevaluate_one
 
-# the settings of aevaluate that each condition's eval shares
-EVAL_ARGS = ("items", "model", "judges", "rubric", "healthbench", "run_dir", "resume", "n",
-             "examples", "seed", "temperature", "max_tokens", "sampling_seed",
-             "reasoning_effort", "system", "bank", "selection", "taxonomy", "config_file",
-             "budget", "concurrency", "cache", "report", "progress", "subset", "data_root",
-             "protocol")
+COMPARISON = "comparison.json"
 
 
-async def two_conditions(conditions: list[str], args: dict[str, Any], started: float
-                         ) -> EvalResult:
+def is_comparison(run: str | Path) -> bool:
+    """Whether ``run`` holds two conditions' evals (``RUN/comparison.json``)."""
+    return (Path(run) / COMPARISON).exists()
+
+
+async def two_conditions(items: str | Path | None, options: EvalOptions,
+                         resume: str | Path | None = None) -> EvalResult:
     """An eval per condition in ``RUN/CONDITION/``, then paired tests between the two."""
     from assay.metrics.compare import compare_scores
 
-    resume = args.get("resume")
+    started = time.perf_counter()
     if resume is not None:
         root = Path(resume)
-        conditions = json.loads((root / "comparison.json").read_text())["conditions"]
-        runs = {c: await aevaluate(resume=root / c) for c in conditions}
+        conditions = json.loads((root / COMPARISON).read_text())["conditions"]
+        runs = {c: await aevaluate_one(None, options, resume=root / c) for c in conditions}
     else:
+        conditions = list(options.condition or [])
         if len(conditions) != 2 or len(set(conditions)) != 2:
             raise ConfigError(f"--condition: give one, or two different ones to compare "
                               f"({', '.join(conditions)})")
-        if args.get("run_dir") is None:
+        if options.run_dir is None:
             raise ConfigError("give --run-dir DIR (the eval's directory)")
-        root = Path(args["run_dir"])
+        root = Path(options.run_dir)
         root.mkdir(parents=True, exist_ok=True)
-        marker = root / "comparison.json"
+        marker = root / COMPARISON
         if not marker.exists():
             marker.write_text(json.dumps({"conditions": conditions}) + "\n", encoding="utf-8")
-        runs = {c: await aevaluate(**{**args, "run_dir": root / c, "condition": c})
+        runs = {c: await aevaluate_one(items, options.replace(run_dir=str(root / c), condition=c))
                 for c in conditions}
     first, second = (runs[c] for c in conditions)
     unfinished = next((r for r in runs.values() if r.stage != "done"), None)
     result = EvalResult(root, "complete" if unfinished is None else unfinished.status,
                         "done" if unfinished is None else unfinished.stage, conditions=runs)
     if unfinished is None:
-        result.comparison = compare_scores(per_prompt(first.graded.scores),
-                                           per_prompt(second.graded.scores))
+        result.comparison = compare_scores(per_prompt(first.scores.scores),
+                                           per_prompt(second.scores.scores))
         result.metrics = {c: r.metrics for c, r in runs.items()}
-        (root / "comparison.json").write_text(json.dumps({
+        (root / COMPARISON).write_text(json.dumps({
             "conditions": conditions, "metrics": result.metrics,
             "comparison": result.comparison.model_dump(mode="json")}, indent=2) + "\n",
             encoding="utf-8")

@@ -154,6 +154,22 @@ def item_to_example(item: Item) -> dict[str, Any]:
     return example
 
 
+def read_conversations(path: str | Path) -> list[Item] | None:
+    """The rows of a HealthBench file as conversations alone (``Item(id=prompt_id,
+    messages=prompt)``, no rubric built: what sampling a model needs, at a fraction of the
+    cost of :func:`example_to_item`), or None if any row is not plainly well formed (the full
+    reader then names each problem)."""
+    items = []
+    for _, row in iter_jsonl(path):
+        if isinstance(row, Issue) or not _well_formed(row):
+            return None
+        try:
+            items.append(Item(id=row["prompt_id"], messages=row["prompt"]))
+        except ValidationError:  # e.g. a message with keys of its own: the full reader keeps them
+            return None
+    return items
+
+
 def read_examples(path: str | Path) -> Iterator[dict[str, Any]]:
     """Stream the raw HealthBench JSON objects of a file; a malformed line raises InputError."""
     for _, value in iter_jsonl(path):

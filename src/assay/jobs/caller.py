@@ -109,17 +109,20 @@ class StageCaller:
 
     async def answer(
         self, stage: str, messages: Sequence[dict[str, Any]], *, item_id: str, sample: int = 0,
-        budget: CompletionBudget | None = None,
+        budget: CompletionBudget | None = None, stored: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """A free-text answer (the model under test): ``{"text", "finish_reason", "reasoning"}``
         (see :mod:`assay.judges.free_text`); sample ``k`` of the same messages is its own call.
         ``budget``: its completion tokens (default: the judge's ``max_tokens``, if any).
-        Raises :class:`StageError` as :meth:`ask` does."""
+        ``stored``: the messages as the trace keeps them, already redacted (the samples of one
+        item share them: scrubbed once, not once per sample). Raises :class:`StageError` as
+        :meth:`ask` does."""
         request = JudgeRequest(tuple(messages), None, stage, text=True, sample=sample,
                                budget=budget)
-        return await self._traced(stage, request, item_id)
+        return await self._traced(stage, request, item_id, stored)
 
-    async def _traced(self, stage: str, request: JudgeRequest, item_id: str) -> dict[str, Any]:
+    async def _traced(self, stage: str, request: JudgeRequest, item_id: str,
+                      stored_messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         key = self.call_key(stage, request)
         if self.store is None:
             raise RuntimeError(f"stage {stage!r}: the caller has no call store attached")
@@ -137,7 +140,7 @@ class StageCaller:
         future.add_done_callback(_retrieve)
         self.store.in_flight[key] = future
         try:
-            data = await self._call(stage, request, item_id, key)
+            data = await self._call(stage, request, item_id, key, stored_messages)
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError):
                 future.cancel()
@@ -150,15 +153,16 @@ class StageCaller:
         finally:
             del self.store.in_flight[key]
 
-    async def _call(self, stage: str, request: JudgeRequest, item_id: str, key: str
-                    ) -> dict[str, Any]:
+    async def _call(self, stage: str, request: JudgeRequest, item_id: str, key: str,
+                    stored_messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         assert self.store is not None
         messages = request.messages
         reply = await self._send.ask(request)
         failure = None if reply.ok else str(reply.failure or "no reply")
         self.store.put_call(StageCall(
             key=key, stage=stage, item_id=item_id, judge=self.judge.id, model=self.judge.model,
-            messages=redact_data(list(messages)),
+            messages=stored_messages if stored_messages is not None
+            else redact_data(list(messages)),
             data=reply.data, raw=reply.raw or "",  # the judge has already scrubbed its reply
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens, cost_usd=reply.cost_usd,

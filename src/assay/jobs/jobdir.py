@@ -41,8 +41,11 @@ class JobDir:
         self._started = time.time()
 
     @classmethod
-    def open(cls, path: str | Path, *, kind: str, config: dict[str, Any]) -> JobDir:
-        """Create or resume the job at ``path`` (see the module docstring)."""
+    def open(cls, path: str | Path, *, kind: str, config: dict[str, Any],
+             commit_after_s: float | None = None) -> JobDir:
+        """Create or resume the job at ``path`` (see the module docstring); ``commit_after_s``:
+        the store's write window (:class:`~assay.jobs.store.CallStore`; None: each row as it
+        comes)."""
         path = Path(path)
         try:
             path.mkdir(parents=True, exist_ok=True)
@@ -57,7 +60,8 @@ class JobDir:
         except ConfigError:
             lock.release()
             raise
-        job = cls(path, kind, config, CallStore.open(path / "calls.sqlite"), lock)
+        job = cls(path, kind, config,
+                  CallStore.open(path / "calls.sqlite", commit_after_s=commit_after_s), lock)
         if not (path / "manifest.json").exists():
             job._write_manifest("running")
         return job

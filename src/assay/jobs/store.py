@@ -5,6 +5,12 @@ request, the parsed reply, the raw text, tokens, cost, latency, whether it came 
 and the failure if any); ``results`` holds the output of each finished item. A resumed job finds
 both: a finished item is not redone, and a finished call is not made again.
 
+Each row is committed as it is written, unless the store is opened with ``commit_after_s``: then
+finished calls and results are held and written in one transaction every ``COMMIT_EVERY`` rows
+or ``commit_after_s`` seconds (and before any read and at close), as the run store does for
+grading: a ``kill -9`` then loses at most that window of finished calls (asked again on resume),
+and a job of thousands of short calls stops paying a commit per call (``assay sample``).
+
 Example:
     >>> import tempfile, pathlib
     >>> store = CallStore.open(pathlib.Path(tempfile.mkdtemp()) / "calls.sqlite")
@@ -16,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -39,6 +46,11 @@ CREATE INDEX IF NOT EXISTS calls_item ON calls (item_id);
 CREATE TABLE IF NOT EXISTS results (item_id TEXT PRIMARY KEY, data TEXT NOT NULL,
     finished_at REAL NOT NULL);
 """
+
+
+_PUT_CALL = "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_PUT_RESULT = "INSERT OR REPLACE INTO results VALUES (?, ?, ?)"
+COMMIT_EVERY = 256  # held rows written in one transaction at most (commit_after_s)
 
 
 @dataclass(frozen=True)
@@ -83,22 +95,64 @@ class CallTotals:
 class CallStore:
     """Traces and results of one job; see the module docstring."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection):
+    def __init__(self, path: Path, connection: sqlite3.Connection,
+                 commit_after_s: float | None = None):
         self.path = path
         self._db = connection
         # Calls being made now, by key: an identical concurrent call waits for that one
         # (StageCaller), so every request sent is one stored call, counted with its cost.
         self.in_flight: dict[str, Any] = {}
+        self._commit_after_s = commit_after_s
+        self._held_calls: dict[str, tuple] = {}  # finished, not written yet (commit_after_s)
+        self._held_results: dict[str, tuple] = {}
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._keys: set[str] | None = None  # the stored calls' keys, read at the first lookup
 
     @classmethod
-    def open(cls, path: str | Path) -> CallStore:
-        """Open (creating if needed) the store at ``path``."""
+    def open(cls, path: str | Path, *, commit_after_s: float | None = None) -> CallStore:
+        """Open (creating if needed) the store at ``path`` (``commit_after_s``: see the module
+        docstring)."""
         path = Path(path)
         db = open_sqlite(path, _SCHEMA, what="Assay call store")
-        return cls(path, db)
+        return cls(path, db, commit_after_s)
 
     def close(self) -> None:
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
+
+    def flush(self) -> None:
+        """Write and commit the held calls and results (a no-op when none are held)."""
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        if not self._held_calls and not self._held_results:
+            return
+        calls, results = list(self._held_calls.values()), list(self._held_results.values())
+        self._db.execute("BEGIN")
+        try:
+            self._db.executemany(_PUT_CALL, calls)
+            self._db.executemany(_PUT_RESULT, results)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._held_calls.clear()
+        self._held_results.clear()
+
+    def _hold(self) -> None:
+        """After a row is held: write now if enough are, else make sure a write is due."""
+        if len(self._held_calls) + len(self._held_results) >= COMMIT_EVERY:
+            self.flush()
+        elif self._flush_timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no event loop to write later: write now
+                self.flush()
+                return
+            assert self._commit_after_s is not None
+            self._flush_timer = loop.call_later(self._commit_after_s, self.flush)
 
     def __enter__(self) -> Self:
         return self
@@ -119,20 +173,33 @@ class CallStore:
 
     def call(self, key: str) -> StageCall | None:
         """The stored call with this key (successful or not), if any."""
+        held = self._held_calls.get(key)
+        if held is not None:
+            return _call(held)
+        if self._keys is None:  # one query, then no lookup for a call never stored (most)
+            self._keys = {k for (k,) in self._db.execute("SELECT key FROM calls")}
+        if key not in self._keys:
+            return None
         row = self._db.execute("SELECT * FROM calls WHERE key = ?", (key,)).fetchone()
         return _call(row) if row else None
 
     def put_call(self, call: StageCall) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (call.key, call.stage, call.item_id, call.judge, call.model,
-             orjson.dumps(call.messages).decode(),
-             None if call.data is None else orjson.dumps(call.data).decode(), call.raw,
-             call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s,
-             int(call.cached), call.attempts, call.failure, time.time()))
+        row = (call.key, call.stage, call.item_id, call.judge, call.model,
+               orjson.dumps(call.messages).decode(),
+               None if call.data is None else orjson.dumps(call.data).decode(), call.raw,
+               call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s,
+               int(call.cached), call.attempts, call.failure, time.time())
+        if self._keys is not None:
+            self._keys.add(call.key)
+        if self._commit_after_s is None:
+            self._db.execute(_PUT_CALL, row)
+            return
+        self._held_calls[call.key] = row
+        self._hold()
 
     def calls(self, item_id: str | None = None, stage: str | None = None) -> Iterator[StageCall]:
         """Stored calls in the order they finished, optionally of one item and/or stage."""
+        self.flush()
         sql, args = "SELECT * FROM calls", []
         where = []
         if item_id is not None:
@@ -149,6 +216,7 @@ class CallStore:
     def reply_latencies(self, judge: str, last: int = 256) -> list[float]:
         """The latencies of ``judge``'s last ``last`` calls answered at the first attempt and
         not from the cache, oldest first (a resumed job seeds its attempt timeouts with them)."""
+        self.flush()
         rows = self._db.execute(
             "SELECT latency_s FROM calls WHERE judge = ? AND failure IS NULL AND cached = 0 "
             "AND attempts = 1 ORDER BY finished_at DESC, rowid DESC LIMIT ?",
@@ -156,6 +224,7 @@ class CallStore:
         return [x for (x,) in reversed(rows)]
 
     def totals(self) -> CallTotals:
+        self.flush()
         row = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(failure IS NOT NULL), 0), COALESCE(SUM(cached), 0), "
             "COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
@@ -165,15 +234,21 @@ class CallStore:
     # --- results ------------------------------------------------------------------------------
 
     def put_result(self, item_id: str, data: Any) -> None:
-        self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
-                         (item_id, orjson.dumps(data).decode(), time.time()))
+        row = (item_id, orjson.dumps(data).decode(), time.time())
+        if self._commit_after_s is None:
+            self._db.execute(_PUT_RESULT, row)
+            return
+        self._held_results[item_id] = row
+        self._hold()
 
     def result(self, item_id: str) -> Any:
+        self.flush()
         row = self._db.execute("SELECT data FROM results WHERE item_id = ?", (item_id,)).fetchone()
         return orjson.loads(row[0]) if row else None
 
     def results(self) -> dict[str, Any]:
         """Every finished item's result, in the order they finished."""
+        self.flush()
         rows = self._db.execute("SELECT item_id, data FROM results ORDER BY finished_at, rowid")
         return {item_id: orjson.loads(data) for item_id, data in rows}
 

@@ -23,6 +23,7 @@ import orjson
 from assay.judges.config import JudgeConfig
 from assay.judges.openai_compat import TEXT_MODE, WireReply, _with_instruction
 from assay.judges.secrets import Secret
+from assay.judges.simple_evals import SAMPLER_MODE, sampler_body
 from assay.judges.structured import json_instruction
 from assay.judges.types import Usage
 
@@ -67,6 +68,11 @@ class AnthropicWire:
         """The request body. ``cache_prefix``: the first user message's first characters are
         shared with other requests: they go in a text block of their own marked
         ``cache_control: {"type": "ephemeral"}`` (prompt caching; the model reads the same text)."""
+        if mode == SAMPLER_MODE:  # simple-evals' Claude sampler (the model under test)
+            return sampler_body("anthropic", config.model, messages,
+                                temperature=config.temperature,
+                                max_tokens=max_tokens_of(config, max_tokens),
+                                extra=config.extra_body)
         system = [m["content"] for m in messages if m.get("role") == "system"]
         turns = tuple(m for m in messages if m.get("role") != "system")
         if mode != TEXT_MODE and (mode == "prompt" or schema is None):

@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-Wire = Literal["openai", "anthropic"]
+Wire = Literal["openai", "anthropic", "openai-responses"]  # responses: assay.judges.responses_wire
 AuthStyle = Literal["bearer", "api-key", "x-api-key", "none"]
 StructuredMode = Literal["auto", "json_schema", "json_mode", "prompt",
                          # a local server's own option ("native" picks the provider's; see

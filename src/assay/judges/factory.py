@@ -12,16 +12,15 @@ import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 
-from assay.judges.anthropic import AnthropicWire
 from assay.judges.budget import Budget
 from assay.judges.cache import ResponseCache
 from assay.judges.config import JudgeConfig
 from assay.judges.judge import Judge
-from assay.judges.openai_compat import OpenAIWire
 from assay.judges.pricing import Pricing
 from assay.judges.secrets import url_credentials
 from assay.judges.specs import config_from, resolve_api_key
 from assay.judges.transport import Transport
+from assay.judges.wires import wire_for
 
 
 def make_judge(
@@ -44,7 +43,7 @@ def make_judge(
     if overrides:
         config = JudgeConfig.model_validate({**config.model_dump(), **overrides})
     key = resolve_api_key(config)
-    wire = AnthropicWire() if config.wire == "anthropic" else OpenAIWire()
+    wire = wire_for(config)
     base_url, basic = url_credentials(config.base_url)
     secret_headers = wire.auth_headers(config, key)
     if basic is not None and not any(h.lower() == "authorization" for h in secret_headers):

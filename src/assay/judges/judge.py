@@ -36,7 +36,7 @@ from typing import Any, Self
 import orjson
 
 from assay.errors import ConfigError
-from assay.judges.anthropic import AnthropicWire, max_tokens_of
+from assay.judges.anthropic import max_tokens_of
 from assay.judges.budget import Budget, CallEstimator, message_chars
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.completion import DEFAULT_BUDGET
@@ -45,7 +45,7 @@ from assay.judges.context_overflow import context_overflow
 from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
-from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
+from assay.judges.openai_compat import TEXT_MODE, WireReply
 from assay.judges.pricing import Pricing, tokens_in
 from assay.judges.retry import (
     EndpointHealth,
@@ -57,11 +57,12 @@ from assay.judges.retry import (
 from assay.judges.secrets import redact, redact_data
 from assay.judges.server_info import ServerInfo, discover
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
-from assay.judges.simple_evals import simple_evals_reply
+from assay.judges.simple_evals import SAMPLER_MODE, simple_evals_reply
 from assay.judges.structured import parse_reply, reask_messages
 from assay.judges.timeouts import AttemptTimeouts
 from assay.judges.transport import HttpResult, Transport
 from assay.judges.types import Failure, FailureKind, JudgeReply, JudgeRequest, Usage
+from assay.judges.wires import wire_for
 from assay.logs import get_logger
 
 log = get_logger("assay.judges")
@@ -103,7 +104,9 @@ class Judge:
         self.pricing = pricing or Pricing.default()
         self.limiter = Limiter(config.limits)
         self._transport = transport
-        self._wire = AnthropicWire() if config.wire == "anthropic" else OpenAIWire()
+        self._wire = wire_for(config)
+        # a free-text request of a simple-evals config is its sampler's, exactly
+        self._text_mode = SAMPLER_MODE if config.structured == SIMPLE_EVALS else TEXT_MODE
         self._modes = ((SIMPLE_EVALS,) if config.structured == SIMPLE_EVALS
                        else mode_chain(config.structured) if config.structured in SERVER_MODES
                        and config.wire == "openai"
@@ -400,7 +403,7 @@ class Judge:
         ``mode`` (default: the strongest accepted so far), with ``max_tokens`` (default:
         :meth:`completion_limit`)."""
         if mode is None:
-            mode = TEXT_MODE if request.text else self._modes[0]
+            mode = self._text_mode if request.text else self._modes[0]
         body = self._wire.build_body(
             self.config, request.messages if messages is None else messages, request.schema,
             request.schema_name, mode, cache_prefix=request.cache_prefix,
@@ -423,7 +426,7 @@ class Judge:
         if self._asks_server and (self._server_asked is None or not self._server_asked.done()):
             await self.discover_server()
         while True:
-            mode = TEXT_MODE if request.text else self._modes[0]
+            mode = self._text_mode if request.text else self._modes[0]
             body = self.request_body(request, messages, mode, max_tokens)
             estimate = (self._estimate_tokens(messages, max_tokens) if limiter.tpm is not None
                         else 0)

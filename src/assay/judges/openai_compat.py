@@ -24,7 +24,7 @@ from assay.judges.config import JudgeConfig
 from assay.judges.local_servers import SERVER_MODES, server_schema_fields
 from assay.judges.secrets import Secret
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
-from assay.judges.simple_evals import exact_body
+from assay.judges.simple_evals import SAMPLER_MODE, exact_body, sampler_body
 from assay.judges.structured import json_instruction
 from assay.judges.types import Usage
 
@@ -46,7 +46,7 @@ TEXT_MODE = "text"
 
 class OpenAIWire:
     path = "/chat/completions"
-    modes = ("json_schema", "json_mode", "prompt")
+    modes: tuple[str, ...] = ("json_schema", "json_mode", "prompt")
 
     def auth_headers(self, config: JudgeConfig, key: Secret | None) -> dict[str, Secret]:
         if key is None or config.auth == "none":
@@ -74,6 +74,9 @@ class OpenAIWire:
         """The request body; ``max_tokens``: the completion budget (default: the config's)."""
         if max_tokens is None:
             max_tokens = config.max_tokens
+        if mode == SAMPLER_MODE:  # simple-evals' sampler (the model under test)
+            return sampler_body("openai", config.model, messages, temperature=config.temperature,
+                                max_tokens=max_tokens, extra=config.extra_body)
         if mode == SIMPLE_EVALS:  # openai/simple-evals' grader request, nothing more
             return exact_body(config.model, messages, temperature=config.temperature,
                               max_tokens=max_tokens)

@@ -14,7 +14,9 @@ at most ``max_reasks`` times (the same request: no error is quoted back), then f
 
 Judge configs with ``structured = "simple-evals"`` (``assay grade --protocol simple-evals``)
 make exactly this request; with the same grader model, a score from Assay and one from
-simple-evals are comparable by construction.
+simple-evals are comparable by construction. Their free-text requests (the model under test,
+``assay sample --protocol simple-evals``) are simple-evals' samplers' (:func:`sampler_body`;
+the samplers' table is :mod:`assay.sampling.simple_evals`).
 
 Example:
     >>> exact_body("gpt-4.1", ({"role": "system", "content": "S"},
@@ -37,6 +39,7 @@ from assay.judges.structured import ParseResult
 from assay.judges.types import FailureKind
 
 MODE = "simple-evals"
+SAMPLER_MODE = "simple-evals-sampler"  # a free-text request of a simple-evals config
 _FENCES = re.compile(r"^```json\s*|\s*```$")  # parse_json_to_dict's, as written there
 
 
@@ -52,6 +55,49 @@ def exact_body(model: str, messages: Sequence[Mapping[str, Any]], *, temperature
     if temperature is not None:
         body["temperature"] = temperature
     return body
+
+
+# The SDKs' body keys in the order their create() methods write them (the ones a sampler sends;
+# quoted in tests/data/simple_evals/sampler_request.md)
+_CHAT_ORDER = ("messages", "model", "max_completion_tokens", "max_tokens", "reasoning_effort",
+               "seed", "temperature")
+_RESPONSES_ORDER = ("input", "max_output_tokens", "model", "reasoning", "temperature")
+_ANTHROPIC_ORDER = ("max_tokens", "messages", "model", "system", "temperature")
+
+
+def sampler_body(wire: str, model: str, messages: Sequence[Mapping[str, Any]], *,
+                 temperature: float | None, max_tokens: int | None,
+                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The body a simple-evals sampler sends for ``messages`` (already in the order and shape
+    the sampler sends them: its system message first, the conversation's dicts as they are),
+    through the openai SDK (``wire``: ``openai``, ``openai-responses``) or the anthropic one
+    (``anthropic``: a system message goes to ``system``); ``extra``: the keys a sampler sends
+    beyond these (``reasoning_effort``, ``reasoning``: a ``None`` is sent as ``null``).
+
+    >>> sampler_body("openai", "o1", [{"content": "q", "role": "user"}], temperature=None,
+    ...              max_tokens=None, extra={"reasoning_effort": None})
+    {'messages': [{'content': 'q', 'role': 'user'}], 'model': 'o1', 'reasoning_effort': None}
+    """
+    fields: dict[str, Any] = {"model": model}
+    if wire == "anthropic":
+        fields["messages"] = [dict(m) for m in messages if m.get("role") != "system"]
+        system = [m["content"] for m in messages if m.get("role") == "system"]
+        if system:
+            fields["system"] = system[0]
+        order: tuple[str, ...] = _ANTHROPIC_ORDER
+    elif wire == "openai-responses":
+        fields["input"] = [dict(m) for m in messages]
+        order = _RESPONSES_ORDER
+    else:
+        fields["messages"] = [dict(m) for m in messages]
+        order = _CHAT_ORDER
+    if max_tokens is not None:
+        fields["max_output_tokens" if wire == "openai-responses" else "max_tokens"] = max_tokens
+    if temperature is not None:
+        fields["temperature"] = temperature
+    fields.update(extra or {})
+    ordered = {key: fields.pop(key) for key in order if key in fields}
+    return {**ordered, **fields}
 
 
 def simple_evals_reply(text: str) -> ParseResult:

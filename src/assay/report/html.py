@@ -37,10 +37,11 @@ class Comparison:
 
 
 def _render(runs: Sequence[RunReport], data: Sequence[payload.Payload], *,
-            seed: int = 0) -> Iterator[str]:
+            seed: int = 0, title: str | None = None, preface: str | None = None) -> Iterator[str]:
     """The HTML text of a report on ``runs`` (the first run is the baseline of comparisons), in
     pieces, with ``data``: each run's items as :class:`~assay.report.payload.PayloadWriter`
-    wrote them, streamed into the page where the template marks each run's place."""
+    wrote them, streamed into the page where the template marks each run's place; ``title``
+    and ``preface`` (HTML, already escaped) head the page (the eval's report)."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(_TEMPLATES),
@@ -59,6 +60,7 @@ def _render(runs: Sequence[RunReport], data: Sequence[payload.Payload], *,
         groups=_groups_side_by_side(runs) if len(runs) > 1 else [],
         forest=_forest(comparisons),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        title=title, preface=preface,
     )
     places = dict(zip(markers, data))
     pattern = re.compile("|".join(map(re.escape, markers)))
@@ -72,8 +74,10 @@ def _render(runs: Sequence[RunReport], data: Sequence[payload.Payload], *,
 
 
 def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | Path | None = None,
-                 max_items: int = 5000, seed: int = 0) -> Path:
-    """Load ``runs`` (run directories), build the report and write it to ``out``."""
+                 max_items: int = 5000, seed: int = 0, title: str | None = None,
+                 preface: str | None = None) -> Path:
+    """Load ``runs`` (run directories), build the report and write it to ``out``; ``title``
+    and ``preface`` (escaped HTML) head it instead of the plain report's title."""
     loaded, data = [], []
     for run in runs:  # each run's items compressed as they are read: bounded memory
         writer = payload.PayloadWriter(Path(run).name or str(run), max_items=max_items)
@@ -83,7 +87,7 @@ def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | P
     partial = out.with_name(out.name + ".partial")  # a failed build leaves no half a report
     try:
         with partial.open("w", encoding="utf-8") as file:  # in pieces: never held whole
-            file.writelines(_render(loaded, data, seed=seed))
+            file.writelines(_render(loaded, data, seed=seed, title=title, preface=preface))
         partial.replace(out)
     finally:
         partial.unlink(missing_ok=True)

@@ -196,7 +196,7 @@ async def arun(source: ItemSource, options: RunOptions, *, resume: str | Path | 
                 first, options.rubric, Grader(grading, example_pools=pools), slots, cache):
             for judge in judges:  # nothing to grade yet, or a warm cache: check before the first request
                 judge.defer_check()
-        else:
+        elif options.protocol != "simple-evals":  # simple-evals sends its grader requests only
             await check_judges(judges)
         if options.executor == "ray":  # Ray workers that cannot start fail here too
             from assay.distributed import start_pool

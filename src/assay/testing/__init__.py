@@ -40,6 +40,7 @@ from assay.testing.render import render, render_one
 from assay.testing.search import FakeSearchServer
 from assay.testing.server import FakeJudgeServer
 from assay.testing.stages import StageRequest, StageScript, as_stage_script
+from assay.testing.standin_data import standin_rows, write_standin
 
 __all__ = [
     "FAULTS",
@@ -65,4 +66,6 @@ __all__ = [
     "policy_from_string",
     "render",
     "render_one",
+    "standin_rows",
+    "write_standin",
 ]

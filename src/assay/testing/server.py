@@ -159,6 +159,7 @@ class FakeJudgeServer:
         app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[self._middleware])
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/messages", self._messages)
+        app.router.add_post("/v1/responses", self._responses)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/props", self._props)
         self.batches.routes(app)
@@ -290,7 +291,9 @@ class FakeJudgeServer:
         return self._chat_reply(body.get("model", "fake"), message, finish, usage)
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
-        body = orjson.loads(await request.read())
+        raw = await request.read()
+        request["raw_body"] = raw  # logged as sent, for byte-exact request tests
+        body = orjson.loads(raw)
         tools = body.get("tools") or []
         text_in = prompt_text(body.get("messages", []), body.get("system"))
         if PREFLIGHT_PROMPT in text_in:
@@ -328,8 +331,25 @@ class FakeJudgeServer:
                          cache_write_tokens=min(written, usage["prompt_tokens"] - read))
         return self._messages_reply(body.get("model", "fake"), content, stop, usage)
 
+    async def _responses(self, request: web.Request) -> web.StreamResponse:
+        """OpenAI's Responses API, for models under test (simple-evals samples o3 so)."""
+        raw = await request.read()
+        request["raw_body"] = raw
+        body = orjson.loads(raw)
+        given = body.get("input") or []
+        messages = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
+        text_in = prompt_text(messages)
+        if PREFLIGHT_PROMPT in text_in:
+            return self._preflight(body, responses=True)
+        if body.get("model") not in self.models:
+            return _error(404, f"The model '{body.get('model')}' does not exist (the fake "
+                          "server answers the Responses API for models under test only)")
+        return await self._model_reply(request, {**body, "messages": messages}, text_in,
+                                       responses=True)
+
     async def _model_reply(self, request: web.Request, body: dict, text_in: str,
-                           anthropic: bool = False) -> web.StreamResponse:
+                           anthropic: bool = False, responses: bool = False
+                           ) -> web.StreamResponse:
         """An answer of a model under test: free text from its script (faults apply)."""
         name = body["model"]
         messages = list(body.get("messages") or [])
@@ -358,6 +378,8 @@ class FakeJudgeServer:
             stop = {"length": "max_tokens", "stop": "end_turn"}.get(answer.finish_reason,
                                                                   answer.finish_reason)
             return self._messages_reply(name, content, stop, usage)
+        if responses:
+            return self._responses_reply(name, answer, refused, usage)
         message: dict[str, Any] = {"role": "assistant", "content": answer.text}
         if refused:
             message.update(content=None, refusal=_REFUSAL)
@@ -381,6 +403,31 @@ class FakeJudgeServer:
                 "prompt_tokens_details": {"cached_tokens": usage["cached_tokens"]},
                 "completion_tokens_details": {"reasoning_tokens": usage["reasoning_tokens"]},
             },
+        }
+        return web.Response(body=orjson.dumps(payload), content_type="application/json")
+
+    def _responses_reply(self, model: str, answer: ModelAnswer, refused: bool,
+                         usage: dict[str, int]) -> web.Response:
+        """A Responses API reply carrying ``answer`` (its thinking as a reasoning summary)."""
+        output: list[dict[str, Any]] = []
+        if answer.reasoning:
+            output.append({"type": "reasoning", "id": f"rs_fake_{self._count}", "summary": [
+                {"type": "summary_text", "text": answer.reasoning}]})
+        part = ({"type": "refusal", "refusal": _REFUSAL} if refused
+                else {"type": "output_text", "text": answer.text, "annotations": []})
+        output.append({"type": "message", "id": f"msg_fake_{self._count}", "status": "completed",
+                       "role": "assistant", "content": [part]})
+        cut = answer.finish_reason == "length"
+        payload = {
+            "id": f"resp_fake_{self._count}", "object": "response", "created_at": int(time.time()),
+            "model": model, "status": "incomplete" if cut else "completed",
+            "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
+            "output": output,
+            "usage": {"input_tokens": usage["prompt_tokens"],
+                      "output_tokens": usage["completion_tokens"],
+                      "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
+                      "input_tokens_details": {"cached_tokens": usage["cached_tokens"]},
+                      "output_tokens_details": {"reasoning_tokens": usage["reasoning_tokens"]}},
         }
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
@@ -419,12 +466,20 @@ class FakeJudgeServer:
         walk(data)
         return orjson.dumps(data).decode()
 
-    def _preflight(self, body: dict, anthropic: bool = False) -> web.Response:
+    def _preflight(self, body: dict, anthropic: bool = False, responses: bool = False
+                   ) -> web.Response:
         """A client's preflight request: answered OK, counted in :attr:`preflights`, never
         in :attr:`requests` and never given a scripted fault (those are for judge calls)."""
         self.preflights += 1
-        if anthropic:
+        if responses:
             payload: dict[str, Any] = {
+                "id": "resp_fake_preflight", "object": "response", "status": "completed",
+                "model": body.get("model", "fake"), "output": [
+                    {"type": "message", "role": "assistant", "content": [
+                        {"type": "output_text", "text": '{"ok": true}'}]}],
+                "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}
+        elif anthropic:
+            payload = {
                 "id": "msg_fake_preflight", "type": "message", "role": "assistant",
                 "model": body.get("model", "fake"), "stop_reason": "end_turn",
                 "content": [{"type": "text", "text": '{"ok": true}'}],

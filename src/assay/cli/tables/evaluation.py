@@ -19,7 +19,7 @@ def eval_tables(result: Any) -> list[Any]:
         if result.comparison is not None:
             tables.append(_comparison_table(list(result.conditions), result.comparison))
         return tables
-    tables = []
+    tables = [_summary_table(result)]
     metrics = {k: v for k, v in result.metrics.items() if k != "worst_at_k"}
     title = f"assay eval: {result.status}" + ("" if result.stage == "done"
                                                else f" (stopped at {result.stage})")
@@ -42,6 +42,29 @@ def eval_tables(result: Any) -> list[Any]:
             curve.add_row(str(k), f"{value:.4f}")
         tables.append(curve)
     return tables
+
+
+def _summary_table(result: Any) -> Any:
+    """The model under test, how it was sampled, prompts and samples, and each stage's calls
+    and cost (at the batch price with --executor batch)."""
+    from rich.table import Table
+
+    from assay.evaluation.report import sampling_settings
+
+    settings = result.settings
+    table = Table(title="assay eval: the model under test", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    table.add_row("model under test", str(settings.get("model")))
+    table.add_row("sampled with", sampling_settings(settings, result.run_dir))
+    table.add_row("graded by", ", ".join(settings.get("judges") or []))
+    n = settings.get("n", 1)
+    table.add_row("prompts × samples", f"{result.prompts} × {n} = {result.prompts * n} answers")
+    price = " (batch price)" if result.executor == "batch" else ""
+    for stage, cost in result.cost.items():
+        table.add_row(f"{stage} calls", f"{cost.get('calls', 0)} · ${cost.get('cost_usd', 0.0):.4f}"
+                      f"{price}")
+    return table
 
 
 def _comparison_table(names: list[str], comparison: Any) -> Any:
