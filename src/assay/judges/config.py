@@ -111,6 +111,9 @@ class JudgeConfig(BaseModel):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     structured: StructuredMode = "auto"
     reask: bool = True  # False: no re-ask at all, whatever max_reasks says
+    # False: never mark a prompt head for caching nor hold calls back so that they read one
+    # (assay.judges.prompt_caching); True caches only where the provider's rules make it pay
+    prompt_caching: bool = True
     max_reasks: int = Field(2, ge=0, le=MAX_REASKS)  # re-asks of a reply that does not parse
     limits: Limits = Field(default_factory=Limits)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)

@@ -47,6 +47,13 @@ from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, OpenAIWire, WireReply
 from assay.judges.pricing import Pricing, tokens_in
+from assay.judges.prompt_caching import (
+    CachePlan,
+    CacheTTL,
+    min_cacheable_tokens,
+    pays,
+    write_factor,
+)
 from assay.judges.retry import (
     EndpointHealth,
     classify_status,
@@ -368,6 +375,29 @@ class Judge:
         return JudgeReply(self.id, data, raw, usage, cost, time.perf_counter() - started,
                           False, attempts, failure)
 
+    def cache_plan(self, head_chars: int, sharing: int, ttl: CacheTTL = "5m") -> CachePlan | None:
+        """How ``sharing`` calls whose prompts start with the same ``head_chars`` characters
+        are best cached (:mod:`assay.judges.prompt_caching`), or None where caching the head
+        would not lower the bill: caching turned off (``prompt_caching = false``), no price
+        with a cached-input discount (a local server's judge), a head under the model's
+        minimum, or too few calls to repay the cache write.
+
+        >>> from assay.judges import make_judge
+        >>> judge = make_judge("anthropic:claude-sonnet-4-5@http://127.0.0.1:9/v1")
+        >>> judge.cache_plan(5000, 14), judge.cache_plan(2000, 14), judge.cache_plan(5000, 1)
+        (CachePlan(ttl='5m'), None, None)
+        """
+        price = self._price
+        if (not self.config.prompt_caching or price is None or price.cached_input is None
+                or not 0 <= price.cached_input < price.input):
+            return None
+        if tokens_in(head_chars) < min_cacheable_tokens(self.config.wire, self.model):
+            return None
+        wire = self.config.wire
+        if not pays(sharing, write=write_factor(wire, ttl), read=price.cached_input / price.input):
+            return None
+        return CachePlan(ttl)
+
     def completion_limit(self, request: JudgeRequest) -> int | None:
         """The ``max_tokens`` a request is sent with first: the judge's own when its config
         sets one, else the request's budget (:data:`DEFAULT_BUDGET` for a structured request
@@ -401,9 +431,14 @@ class Judge:
         :meth:`completion_limit`)."""
         if mode is None:
             mode = TEXT_MODE if request.text else self._modes[0]
+        # a head under the model's minimum is not cached even if marked: it is sent unmarked
+        cache_prefix = request.cache_prefix
+        if cache_prefix and tokens_in(cache_prefix) < min_cacheable_tokens(self.config.wire,
+                                                                            self.model):
+            cache_prefix = 0
         body = self._wire.build_body(
             self.config, request.messages if messages is None else messages, request.schema,
-            request.schema_name, mode, cache_prefix=request.cache_prefix,
+            request.schema_name, mode, cache_prefix=cache_prefix, cache_ttl=request.cache_ttl,
             max_tokens=self.completion_limit(request) if max_tokens is None else max_tokens)
         if request.sample and "seed" in body:
             body["seed"] += request.sample
