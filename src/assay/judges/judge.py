@@ -41,6 +41,7 @@ from assay.judges.budget import Budget, CallEstimator, message_chars
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.completion import DEFAULT_BUDGET
 from assay.judges.config import JudgeConfig
+from assay.judges.context_fit import fit
 from assay.judges.context_overflow import context_overflow
 from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
@@ -132,6 +133,7 @@ class Judge:
         # its slots are the requests in flight (not every command makes the preflight).
         self._asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
         self.health = EndpointHealth()  # whether a call's backoff grows (assay.judges.retry)
+        self._warned_fit = False  # a prompt close to a silently cutting server's context
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -173,9 +175,15 @@ class Judge:
         >>> from assay.judges import make_judge
         >>> make_judge("llamacpp:gemma").in_flight
         {'max_in_flight': 64, 'source': 'the default'}
+
+        Where the width follows the replies' latency (a local server that says no slots),
+        ``max_in_flight`` is the width now and ``reached`` the widest it went.
         """
-        return {"max_in_flight": self.limiter.max_in_flight,
-                "source": self.limiter.in_flight_source}
+        limiter = self.limiter
+        if limiter.follows_latency:
+            return {"max_in_flight": limiter.width, "source": limiter.in_flight_source,
+                    "reached": limiter.reached}
+        return {"max_in_flight": limiter.max_in_flight, "source": limiter.in_flight_source}
 
     async def check(self, timeout_s: float = 5.0) -> None:
         """Preflight: one real request to the endpoint's completion path, outside the cache
@@ -192,19 +200,25 @@ class Judge:
     async def discover_server(self) -> ServerInfo | None:
         """What the server says of itself (:mod:`assay.judges.server_info`: context size,
         parallel slots), asked once; the slots become the requests in flight unless the user
-        chose a number (``limits.max_in_flight``, ``--concurrency``). Concurrent callers wait
-        for the one question."""
+        chose a number (``limits.max_in_flight``, ``--concurrency``); a local preset's server
+        that says no slots gets a width that follows the replies' latency
+        (:meth:`~assay.judges.limits.Limiter.follow_latency`). Concurrent callers wait for the
+        one question."""
         if self.config.wire != "openai":
             return None
         asked = self._server_asked
         if asked is None:
             asked = self._server_asked = asyncio.get_running_loop().create_future()
             try:
-                server = self.server = await discover(self._transport, self.model)
-                if server is not None and server.slots is not None and self.limiter.follow_server(
-                        server.slots, f"{server.source} total_slots"):
-                    log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
-                             self.limiter.in_flight_source)
+                server = self.server = await discover(self._transport, self.model,
+                                                      self.config.provider)
+                limiter = self.limiter
+                if server is not None and server.slots is not None:
+                    if limiter.follow_server(server.slots, f"{server.source} total_slots"):
+                        log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
+                                 limiter.in_flight_source)
+                elif self._asks_server and limiter.follow_latency():
+                    log.info("judge %s: %s", self.id, limiter.in_flight_source)
             finally:
                 asked.set_result(None)
         await asyncio.shield(asked)
@@ -457,6 +471,10 @@ class Judge:
                 return _Failed(problem, ""), attempts, Usage()
         if self._asks_server and (self._server_asked is None or not self._server_asked.done()):
             await self.discover_server()
+        if self.server is not None and self.server.cuts_silently:
+            refused = self._unfit(messages, max_tokens)
+            if refused is not None:
+                return _Failed(refused, ""), attempts, Usage()
         while True:
             mode = TEXT_MODE if request.text else self._modes[0]
             body = self.request_body(request, messages, mode, max_tokens)
@@ -501,7 +519,8 @@ class Judge:
                     self.timeouts.replied(time.perf_counter() - sent)
                     self.health.answered(True)
                     if isinstance(reply, WireReply):
-                        limiter.record_success(estimate, reply.usage.total_tokens)
+                        limiter.record_success(estimate, reply.usage.total_tokens,
+                                               time.perf_counter() - sent)
                         return reply, attempts, reply.usage
                     assert reply is not None  # a 200 was read: a reply or why it is not one
                     failure = reply
@@ -540,6 +559,19 @@ class Judge:
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:
                 await asyncio.sleep(delay)
+
+    def _unfit(self, messages: Any, max_tokens: int | None) -> Failure | None:
+        """The failure of a prompt that cannot fit a server that would cut it silently (not
+        sent), after a warning, once, for one that may not (:mod:`assay.judges.context_fit`)."""
+        found = fit(self.server, tokens_in(message_chars(messages)), max_tokens)
+        if found is None:
+            return None
+        if found.refuse:
+            return Failure(FailureKind.CONTEXT_LENGTH, found.message)
+        if not self._warned_fit:
+            self._warned_fit = True
+            log.warning("judge %s: %s", self.id, found.message)
+        return None
 
     def _settle(self, held: float, usage: Usage | None) -> None:
         """Replace an attempt's budget reservation by its real cost (none without a reply)."""

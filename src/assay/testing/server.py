@@ -28,12 +28,12 @@ from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
 from assay.testing.batches import BATCH_HEADER, BatchScript, FakeBatches
+from assay.testing.bill import ProviderBill
 from assay.testing.context_errors import OVERFLOW_FAULTS, overflow_reply
 from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
-from assay.testing.bill import ProviderBill
 from assay.testing.prompt_cache import Lookup, PromptCache
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
@@ -88,8 +88,11 @@ class FakeJudgeServer:
             test moves). What the provider would bill is in :attr:`bill`
             (:mod:`assay.testing.bill`).
         server: what it says about itself (:mod:`assay.testing.server_props`): llama.cpp's
-            ``/props`` (context size, parallel slots) or vLLM's ``max_model_len``; by default
-            neither, as a hosted API.
+            ``/props`` (context size, parallel slots), vLLM's ``max_model_len``, Ollama's
+            ``/api/ps`` and ``/api/show``, LM Studio's ``/api/v1/models``; by default none,
+            as a hosted API.
+        slots: decode at most this many requests at once and queue the others, as a local
+            server does (the latency of a queued request grows with the queue); None: no limit.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -119,6 +122,7 @@ class FakeJudgeServer:
         prompt_cache: bool | PromptCache = False,
         prompt_cache_min_tokens: int | None = None,
         server: ServerProfile | None = None,
+        slots: int | None = None,
     ):
         self.policy: Policy = as_policy(policy)
         self.models = as_model_scripts(models)
@@ -148,6 +152,9 @@ class FakeJudgeServer:
                              else PromptCache(prompt_cache_min_tokens) if prompt_cache else None)
         self.bill = ProviderBill()
         self.profile = server or ServerProfile()
+        self.slots = slots
+        self.models_asked: set[str] = set()  # the models requests have named
+        self._slots: asyncio.Semaphore | None = None  # made on the server's loop, in start()
 
     @property
     def base_url(self) -> str:
@@ -169,8 +176,13 @@ class FakeJudgeServer:
         app.router.add_post("/v1/messages", self._messages)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/props", self._props)
+        app.router.add_get("/health", self._health)
+        app.router.add_get("/api/ps", self._ollama_ps)
+        app.router.add_post("/api/show", self._ollama_show)
+        app.router.add_get("/api/v1/models", self._lm_studio_models)
         self.batches.routes(app)
         self._closing = asyncio.Event()
+        self._slots = asyncio.Semaphore(self.slots) if self.slots else None
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -259,10 +271,29 @@ class FakeJudgeServer:
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [self.profile.model_entry("fake")]})
 
+    async def _health(self, request: web.Request) -> web.Response:
+        """``GET /health``, as llama.cpp's server answers it once its model is loaded."""
+        return web.json_response({"status": "ok"})
+
     async def _props(self, request: web.Request) -> web.Response:
         if self.profile.props is None:
             return _error(404, "File Not Found")
         return web.json_response(self.profile.props)
+
+    async def _ollama_ps(self, request: web.Request) -> web.Response:
+        if self.profile.ollama_model is None:
+            return _error(404, "404 page not found")
+        return web.json_response(self.profile.ollama_ps(self.models_asked))
+
+    async def _ollama_show(self, request: web.Request) -> web.Response:
+        if self.profile.ollama_model is None:
+            return _error(404, "404 page not found")
+        return web.json_response(self.profile.ollama_show())
+
+    async def _lm_studio_models(self, request: web.Request) -> web.Response:
+        if self.profile.lm_studio_context is None:
+            return _error(404, "Unexpected endpoint or method.")
+        return web.json_response(self.profile.lm_studio_models("fake"))
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -271,6 +302,7 @@ class FakeJudgeServer:
         response_format = body.get("response_format") or {}
         kind = response_format.get("type")
         text_in = prompt_text(body.get("messages", []))
+        self.models_asked.add(str(body.get("model", "fake")))
         if PREFLIGHT_PROMPT in text_in:
             return self._preflight(body)
         if body.get("model") in self.models:
@@ -345,8 +377,7 @@ class FakeJudgeServer:
         fault = self.faults.next(self._rng)
         delay = self.latency.sample(self._rng)
         self._record(request, body, parse_prompt(""), [], fault, f"model:{name}")
-        if delay > 0:
-            await asyncio.sleep(delay)
+        await self._decode(delay)
         if fault is not None and (early := self._http_fault(fault, anthropic)) is not None:
             return await early
         answer = self.models[name].answer(messages, seed=body.get("seed"))
@@ -469,9 +500,17 @@ class FakeJudgeServer:
         delay = self.latency.sample(self._rng)
         self._record(request, body, views, answers, fault,
                      stage_request.stage if stage_request is not None else None)
-        if delay > 0:
-            await asyncio.sleep(delay)
+        await self._decode(delay)
         return fault, views, answers
+
+    async def _decode(self, delay: float) -> None:
+        """A reply's time: ``delay`` in one of the server's slots (waiting for a free one)."""
+        if self._slots is None:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            return
+        async with self._slots:
+            await asyncio.sleep(delay)
 
     def _reject(self, request: web.Request, body: dict, text_in: str) -> None:
         self._count += 1
