@@ -430,7 +430,8 @@ class Judge:
     def _truncated(self, request: JudgeRequest, limit: int | None, first: int | None) -> Failure:
         """The failure of a reply cut at ``limit`` (``first``: the limit it was first sent with)."""
         if self.config.max_tokens is not None:
-            why = "the judge's own max_tokens: raise it in the judge's config to allow more"
+            why = (self.config.set_by("max_tokens")
+                   or "the judge's own max_tokens: raise it in the judge's config to allow more")
         elif limit != first:
             why = f"the stage's cap, after a first cut at {first}"
         else:
