@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -70,6 +71,7 @@ class CachePlan:
     ttl: CacheTTL = "5m"
 
 
+@functools.cache  # asked for every request a judge sends: a few models in a run
 def min_cacheable_tokens(wire: str, model: str) -> int:
     """The shortest prefix ``model`` caches on ``wire`` (``anthropic`` or ``openai``)."""
     if wire != "anthropic":
