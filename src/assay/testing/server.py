@@ -293,7 +293,8 @@ class FakeJudgeServer:
     async def _lm_studio_models(self, request: web.Request) -> web.Response:
         if self.profile.lm_studio_context is None:
             return _error(404, "Unexpected endpoint or method.")
-        return web.json_response(self.profile.lm_studio_models("fake"))
+        return web.json_response(self.profile.lm_studio_models(sorted(self.models_asked)
+                                                                or ["fake"]))
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

@@ -8,7 +8,8 @@ in ``tests/data/provider_docs/local_servers.md``).
 others); ``FakeJudgeServer(server=vllm(max_model_len=32768))`` lists that length with its
 models; ``ollama(context_length=4096)`` lists a model in ``/api/ps`` once a request has named
 it (Ollama loads a model on its first request), and ``/api/show`` gives its parameters;
-``lm_studio(context_length=4096)`` lists a loaded instance with that context. By default it
+``lm_studio(context_length=4096)`` lists each model requests have named (or ``fake``) with a
+loaded instance of that context. By default it
 says none of these (``/props`` is a 404), as a hosted API.
 
 Example:
@@ -85,9 +86,12 @@ class ServerProfile:
                 "model_info": {"fake.context_length": 131072,
                                "general.architecture": "fake"}}
 
-    def lm_studio_models(self, model: str) -> dict[str, Any]:
-        """``GET /api/v1/models``: the model with one loaded instance."""
-        return {"models": [{
+    def lm_studio_models(self, models: list[str]) -> dict[str, Any]:
+        """``GET /api/v1/models``: each of ``models`` with one loaded instance."""
+        return {"models": [self._lm_studio_entry(model) for model in models]}
+
+    def _lm_studio_entry(self, model: str) -> dict[str, Any]:
+        return {
             "type": "llm", "publisher": "fake", "key": model, "display_name": model,
             "architecture": "fake", "quantization": {"name": "Q4_0", "bits_per_weight": 4},
             "size_bytes": 241410208, "params_string": "270M",
@@ -95,7 +99,7 @@ class ServerProfile:
                                   "config": {"context_length": self.lm_studio_context}}],
             "max_context_length": 32768, "format": "gguf",
             "capabilities": {"vision": False, "trained_for_tool_use": False},
-            "description": None}]}
+            "description": None}
 
 
 def llama_cpp(n_ctx: int = 2048, slots: int = 1) -> ServerProfile:
