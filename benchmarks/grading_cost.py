@@ -1,33 +1,37 @@
-"""What grading HealthBench costs at one judge's list prices, per request pattern.
+"""What grading HealthBench costs at one judge's list prices, per request pattern, as the
+provider bills it.
 
     .venv/bin/python benchmarks/grading_cost.py                      # ~1 minute
     .venv/bin/python benchmarks/grading_cost.py --judge gpt-4.1 --json cost.json
 
 Data: the 60 development conversations (tests/data/healthbench/dev.jsonl); the 49 that ship an
-ideal completion are graded on it (the other 11 have no response to grade), in HealthBench mode
-(simple-evals' grader prompt) unless the mode says otherwise. Every mode is a real `assay`
-run over loopback HTTP against the fake judge, which counts tokens as the providers would see
-them at about 4 characters a token and bills prompt caching as they do (Anthropic: the prefix a
-request marks with ``cache_control``, written once at 1.25x the input price, read after at the
-cached-input price, when it is at least 1,024 tokens; OpenAI: any prefix of 1,024+ tokens seen
-before, read at the cached-input price). Dollars are the judge's list prices from
-``assay/judges/pricing.json``; batch prices are half (OpenAI Batch API, Anthropic Message
-Batches). Totals are extrapolated to the full 5,000 conversations per conversation graded.
+ideal completion are graded on it (the other 11 have no response to grade). Every mode is a
+real `assay` run over loopback HTTP against the fake judge, whose prompt cache follows the
+providers' documented rules (assay.testing.prompt_cache: each model's minimum, an entry
+readable only once the reply of the request that wrote it has begun, 5-minute or 1-hour
+lifetimes; OpenAI caches by itself from 1,024 tokens) and which keeps the bill the provider
+would send (assay.testing.bill: its own arithmetic, checked against Assay's recorded cost).
+Every reply takes --latency seconds (0.2 by default), so requests sent together overlap as
+they do against a real API. Dollars are the judge's list prices from assay/judges/pricing.json;
+batch prices are half (OpenAI Batch API, Anthropic Message Batches). Totals are extrapolated to
+the full 5,000 conversations per conversation graded.
 
-Modes (rows):
-  simple-evals     simple-evals' request pattern: one live request per rubric item, nothing
-                   cached (the baseline; the same bytes as Assay's HealthBench mode)
-  per-criterion    assay grade, HealthBench mode, live: the same requests, so the same cost
-                   on a judge that caches nothing by itself; caching off (Anthropic: no
-                   cache_control) -- shown to check that it equals the baseline
-  +caching         the same requests with the item's shared head (instructions + conversation)
-                   marked for caching (Anthropic) / cached automatically (OpenAI)
-  per-item         one call per conversation with all its rubric items (Assay's per_item
-                   template: not simple-evals' grader prompt, so not the exact protocol)
-  batch            per-criterion through the batch API (--executor batch): half price
-  batch+caching    both (Anthropic bills cache hits in batches too, best effort)
-The exact-protocol modes (all but per-item) must give the same verdicts on the fake judge;
-the script checks it and fails otherwise.
+Modes (rows) and what each sends:
+  simple-evals   simple-evals' request pattern: one live request per rubric item, all of an
+                 item's at once, nothing marked for caching (the baseline). To an OpenAI judge
+                 Assay sends simple-evals' exact request (--protocol simple-evals), which
+                 OpenAI still caches by itself where it can; to a Claude judge, HealthBench mode
+                 (simple-evals' grader prompt + "Reply with only a JSON object.")
+  assay          assay grade, the same requests; a head worth caching (at or over the model's
+                 minimum, shared by enough calls) is marked, its item's first call sent alone
+                 and the others after its reply
+  batch          the same requests through the batch API (--executor batch), caching off
+  batch+caching  the batch API with caching: heads worth the 1-hour cache written by a first
+                 batch and read by a second (Anthropic; OpenAI: as batch)
+  per-item       one call per conversation with all its rubric items: Assay's per_item
+                 template (Autorubric's per-item mode), NOT simple-evals' grader prompt
+The first four give the same verdicts on the fake judge (the script checks it); per-item's
+agreement with per-criterion grading needs a real model (benchmarks/per_item_agreement.py).
 
 The fake judge's replies are short (about 20 tokens); a real grader writes more, which weighs
 the same in every mode but per-item.
@@ -42,10 +46,9 @@ import os
 import sqlite3
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
-
-from assay.judges.pricing import CACHE_WRITE_PRICE_FACTOR
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "healthbench" / "dev.jsonl"
@@ -54,15 +57,34 @@ VERDICTS = "SELECT item_id, criterion_id, verdict FROM verdicts ORDER BY 1, 2"
 
 
 @dataclass
+class Mode:
+    name: str
+    caching: bool
+    batch: bool = False
+    per_item: bool = False
+
+    def same_protocol(self) -> bool:
+        return not self.per_item
+
+
+MODES = [Mode("simple-evals", caching=False), Mode("assay", caching=True),
+         Mode("batch", caching=False, batch=True), Mode("batch+caching", caching=True, batch=True),
+         Mode("per-item", caching=True, per_item=True)]
+
+
+@dataclass
 class Row:
     mode: str
+    sends: str
     calls: int
     prompt_tokens: int
-    cached_read: int
-    cached_written: int
+    cache_read: int
+    cache_write: int
     completion_tokens: int
     usd: float
-    exact: bool  # simple-evals' grader prompt, one rubric item per call
+    assay_usd: float  # what Assay recorded (the bill but the preflight's two tokens)
+    wall_s: float
+    same_protocol: bool
 
 
 def price(model: str):
@@ -74,59 +96,65 @@ def price(model: str):
     return found
 
 
-def dollars(p, prompt: int, read: int, written: int, completion: int, factor: float,
-            anthropic: bool) -> float:
-    cached_price = p.input if p.cached_input is None else p.cached_input
-    write_price = p.input * (CACHE_WRITE_PRICE_FACTOR if anthropic else 1.0)
-    fresh = prompt - read - written
-    return factor * (fresh * p.input + written * write_price + read * cached_price
-                     + completion * p.output) / 1e6
+def sends(mode: Mode, anthropic: bool) -> str:
+    if mode.per_item:
+        return "Assay's per_item template, all rubric items in one call (not simple-evals')"
+    what = ("simple-evals' grader prompt + 'Reply with only a JSON object.' (Messages API)"
+            if anthropic else "simple-evals' exact grader request")
+    if mode.caching and anthropic:
+        what += ", heads marked where caching pays"
+    return what
 
 
-async def run_mode(name: str, items: Path, run_dir: Path, *, wire: str, model: str, caching: bool,
-                   batch: bool = False, per_item: bool = False):
+async def run_mode(mode: Mode, items: Path, run_dir: Path, *, model: str, anthropic: bool,
+                   latency: float):
     import assay
+    from assay.judges import JudgeConfig
     from assay.judges.specs import parse_spec
     from assay.testing import FakeJudgeServer
 
-    server = FakeJudgeServer(keep_log=False, prompt_cache=True)
+    server = FakeJudgeServer(keep_log=False, prompt_cache=True, latency=latency)
     await server.start()
     try:
-        judge = parse_spec(f"{'anthropic' if wire == 'anthropic' else 'openai-compatible'}:"
-                           f"{model}@{server.base_url}")
-        if not caching:
-            server.prompt_cache = None  # a judge that caches nothing
-        if per_item:
-            kwargs = {"mode": "per-item", "ideal": True}
+        wire = "anthropic" if anthropic else "openai-compatible"
+        parsed = parse_spec(f"{wire}:{model}@{server.base_url}")
+        judge = JudgeConfig.model_validate({**parsed.model_dump(),
+                                            "prompt_caching": mode.caching})
+        kwargs: dict = {"ideal": True}
+        if mode.per_item:
+            kwargs["mode"] = "per-item"
         else:
-            kwargs = {"healthbench": True, "ideal": True}
-        if batch:
+            kwargs["healthbench"] = True
+            if not anthropic:
+                kwargs["protocol"] = "simple-evals"  # the exact request (Claude: refused)
+        if mode.batch:
             kwargs.update(executor="batch", batch_poll_s=0.05)
+        started = time.perf_counter()
         result = await assay.agrade(items, judges=[judge], run_dir=run_dir, **kwargs)
-        cache = server.prompt_cache
-        read = cache.read_tokens if cache else 0
-        written = cache.written_tokens if cache else 0
-        if batch:
+        wall = time.perf_counter() - started
+        if mode.batch:
             assert server.batches.created >= 1, "the batch run made no batch"
     finally:
         await server.stop()
     if result.status != "complete":
-        sys.exit(f"{name}: the run ended {result.status}")
-    totals = result.report.totals
-    return totals, read, written
+        sys.exit(f"{mode.name}: the run ended {result.status}")
+    return result.report.totals, server.bill, wall
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--judge", default="claude-sonnet-4-5",
-                        help="the judge whose list prices apply (an Anthropic model is asked "
-                             "over the Messages API, others over chat completions)")
+                        help="the judge whose list prices and caching rules apply (an "
+                             "Anthropic model is asked over the Messages API, others over "
+                             "chat completions)")
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per fake reply")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args()
     os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-fake-loopback")
     os.environ.setdefault("OPENAI_API_KEY", "sk-fake-loopback")
+    from assay.judges.prompt_caching import min_cacheable_tokens
+
     anthropic = args.judge.startswith("claude")
-    wire = "anthropic" if anthropic else "openai"
     p = price(args.judge)
     rows = [json.loads(line) for line in DEV.read_text().splitlines() if line.strip()]
     graded = [r for r in rows if r.get("ideal_completions_data")]
@@ -134,54 +162,54 @@ async def main() -> None:
     items = tmp / "dev.jsonl"
     items.write_text("".join(json.dumps(r) + "\n" for r in graded))
 
-    modes = [  # name, caching, batch, per_item, exact protocol
-        ("per-criterion", False, False, False, True),
-        ("+caching", True, False, False, True),
-        ("per-item", False, False, True, False),
-        ("batch", False, True, False, True),
-        ("batch+caching", True, True, False, True),
-    ]
     out: list[Row] = []
     verdicts: dict[str, list] = {}
-    for name, caching, batch, per_item, exact in modes:
-        run_dir = tmp / name.replace("+", "plus-")
-        totals, read, written = await run_mode(name, items, run_dir, wire=wire, model=args.judge,
-                                               caching=caching, batch=batch, per_item=per_item)
-        factor = 0.5 if batch else 1.0
-        usd = dollars(p, totals.prompt_tokens, read, written, totals.completion_tokens, factor,
-                      anthropic)
-        out.append(Row(name, totals.calls, totals.prompt_tokens, read, written,
-                       totals.completion_tokens, usd, exact))
-        if exact:
+    for mode in MODES:
+        run_dir = tmp / mode.name.replace("+", "-")
+        totals, bill, wall = await run_mode(mode, items, run_dir, model=args.judge,
+                                            anthropic=anthropic, latency=args.latency)
+        tally = bill.batch if mode.batch else bill.live
+        out.append(Row(mode.name, sends(mode, anthropic), totals.calls, totals.prompt_tokens,
+                       tally.cache_read, tally.cache_write_5m + tally.cache_write_1h,
+                       totals.completion_tokens, bill.usd(p), totals.cost_usd, wall,
+                       mode.same_protocol()))
+        if mode.same_protocol():
             db = sqlite3.connect(run_dir / "run.sqlite")
-            verdicts[name] = db.execute(VERDICTS).fetchall()
+            verdicts[mode.name] = db.execute(VERDICTS).fetchall()
             db.close()
-    base = out[0]
-    out.insert(0, Row("simple-evals", base.calls, base.prompt_tokens, 0, 0,
-                      base.completion_tokens,
-                      dollars(p, base.prompt_tokens, 0, 0, base.completion_tokens, 1.0, anthropic),
-                      True))
     first = next(iter(verdicts.values()))
     if any(v != first for v in verdicts.values()):
-        sys.exit("the exact-protocol modes gave different verdicts on the fake judge")
+        sys.exit("the modes of the same verdict protocol gave different verdicts on the fake judge")
 
     n = len(graded)
     baseline = out[0].usd
-    print(f"judge {args.judge} list prices (USD/M tokens: input {p.input}, cached input "
-          f"{p.cached_input}, output {p.output}"
-          + (f", cache write {p.input * CACHE_WRITE_PRICE_FACTOR:g}" if anthropic else "") + "); "
-          f"{n} of {len(rows)} dev conversations graded ({base.calls} rubric items)")
-    head = (f"{'mode':<15}{'calls':>7}{'prompt tok':>12}{'cache read':>12}{'cache write':>12}"
-            f"{'compl tok':>11}{'USD (dev)':>11}{f'USD ({FULL:,})':>13}{'vs s-e':>8}{'exact':>7}")
+    minimum = min_cacheable_tokens("anthropic" if anthropic else "openai", args.judge)
+    print(f"judge {args.judge}: list prices USD/M tokens input {p.input}, cached input "
+          f"{p.cached_input}, output {p.output}; cache writes "
+          + ("1.25x (5 min) / 2x (1 h) the input price" if anthropic else "free")
+          + f"; shortest prefix cached {minimum:,} tokens; {n} of {len(rows)} dev "
+          f"conversations graded; replies take {args.latency:g} s")
+    head = (f"{'mode':<14}{'calls':>6}{'prompt tok':>11}{'cache read':>11}{'cache write':>12}"
+            f"{'compl tok':>10}{'USD (dev)':>10}{f'USD ({FULL:,})':>12}{'vs s-e':>7}{'wall s':>7}"
+            "  sends")
     print(head)
     for row in out:
         full = row.usd / n * FULL
-        print(f"{row.mode:<15}{row.calls:>7,}{row.prompt_tokens:>12,}{row.cached_read:>12,}"
-              f"{row.cached_written:>12,}{row.completion_tokens:>11,}{row.usd:>11.4f}"
-              f"{full:>13.2f}{row.usd / baseline:>8.2f}{'yes' if row.exact else 'no':>7}")
-    cheapest = min((r for r in out if r.exact), key=lambda r: r.usd)
-    print(f"cheapest exact-protocol mode: {cheapest.mode}, {cheapest.usd / baseline:.0%} of "
-          f"simple-evals' cost; the exact-protocol modes gave identical verdicts")
+        print(f"{row.mode:<14}{row.calls:>6,}{row.prompt_tokens:>11,}{row.cache_read:>11,}"
+              f"{row.cache_write:>12,}{row.completion_tokens:>10,}{row.usd:>10.4f}{full:>12.2f}"
+              f"{row.usd / baseline:>7.3f}{row.wall_s:>7.1f}  {row.sends}")
+    cheapest = min((r for r in out if r.same_protocol), key=lambda r: r.usd)
+    print(f"cheapest mode with simple-evals' verdict protocol: {cheapest.mode}, "
+          f"{cheapest.usd / baseline:.3f}x simple-evals' cost (target 0.45x: "
+          f"{'met' if cheapest.usd / baseline <= 0.45 else 'not met'}); those modes gave "
+          "identical verdicts")
+    live = next(r for r in out if r.mode == "assay")
+    print(f"prompt tokens cached or written in the live run: "
+          f"{(live.cache_read + live.cache_write) / live.prompt_tokens:.1%} (the heads at or "
+          f"over {minimum:,} tokens shared by enough calls)")
+    worst = max(abs(r.usd - r.assay_usd) / r.usd for r in out)
+    print(f"Assay's recorded cost vs the provider's bill: within {worst:.2%} in every mode "
+          "(the preflight's two tokens)")
     if args.json:
         args.json.write_text(json.dumps([row.__dict__ for row in out], indent=1))
 

@@ -16,7 +16,8 @@
 #   ASSAY_REAL_SERVER_PORT   loopback port (default 18080)
 #   ASSAY_REAL_SERVER_CTX    context size in tokens, split between the slots (default 32768: 8192 each)
 #   ASSAY_REAL_SERVER_SLOTS  parallel slots (default 4)
-#   ASSAY_REAL_SERVER_COMMAND_TIMEOUT_S  how long one assay command of a test may run (default 420)
+#   ASSAY_REAL_SERVER_COMMAND_TIMEOUT_S  how long one assay command of a test may run (default:
+#                            420 s times the load per core when the tier starts, 1 to 4 times)
 #   PYTHON                   interpreter with Assay and pytest (default .venv/bin/python or python3)
 #   JOBS                     build jobs (default: number of cores)
 set -euo pipefail

@@ -10,7 +10,7 @@ import yaml
 from tests.runs.conftest import RUBRIC  # each reply schema: binary, penalty, ordinal, nominal
 
 from .conftest import ROOT
-from .outcomes import assay, requests_in_flight, run_outcomes
+from .outcomes import assay, requests_in_flight, require_floor, run_outcomes
 
 pytestmark = pytest.mark.real_server
 
@@ -55,6 +55,7 @@ def test_healthbench_rows_end_as_verdicts_or_classified_failures(llama, tmp_path
     counts = run_outcomes(tmp_path / "run")
     outcome(counts)
     assert sum(counts.values()) == sum(len(row["rubrics"]) for row in rows)
+    require_floor(counts, "verdicts", "assay grade --healthbench")
     assert set(requests_in_flight(tmp_path / "run").values()) == {llama.slots}
 
 
@@ -87,4 +88,5 @@ def test_a_custom_rubric_grades_in_each_structured_mode(llama, tmp_path, outcome
     counts = run_outcomes(tmp_path / "run")
     outcome(counts)
     assert sum(counts.values()) == len(ITEMS) * len(RUBRIC["criteria"])
+    require_floor(counts, "verdicts", f"assay grade (structured = {mode})")
     assert set(requests_in_flight(tmp_path / "run").values()) == {llama.slots}

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from .outcomes import ASSAY, COMMAND_TIMEOUT_S
+from .outcomes import ASSAY, COMMAND_TIMEOUT_S, require_floor
 
 pytestmark = pytest.mark.real_server
 
@@ -77,6 +77,7 @@ def test_two_rewards_are_rewards_or_withheld(llama, tmp_path, outcome):
             counts["rewarded"] += 1
             assert 0.0 <= result["reward"] <= 1.0 and set(result["met"]) == set(CRITERIA)
     outcome(counts)
+    require_floor(counts, "rewarded", "assay serve (rewards)")
 
 
 def _wait_for_health(port: int, server: subprocess.Popen, timeout_s: float = 60) -> None:

@@ -46,3 +46,19 @@ def test_a_prompt_over_the_judges_context_is_a_context_length_error_sent_once(
     assert ("most often context_length: verdict: the request (2,300 tokens) does not fit the "
             "model's context (2,048 tokens)") in " ".join(out.output.split())
     assert len(server.requests) == 24  # one attempt per call: never retried
+
+
+def test_a_healthbench_verdict_cut_at_simple_evals_max_tokens_names_where_2048_came_from(
+        tmp_path, healthbench_dev_path):
+    rows = healthbench_dev_path.read_text().splitlines()[:1]
+    (tmp_path / "rows.jsonl").write_text("\n".join(rows) + "\n")
+    with FakeJudgeServer.run_in_thread(faults=Faults(truncated=1.0)) as server:
+        out = CliRunner().invoke(app, ["grade", str(tmp_path / "rows.jsonl"), "--healthbench",
+                                       "--ideal", "--judge", spec(server), "--run-dir",
+                                       str(tmp_path / "run"), "--quiet"])
+    assert out.exit_code == 4, out.output
+    said = " ".join(out.output.split())
+    assert ("the reply was cut at max_tokens=2048 (simple-evals' grader max_tokens, which the "
+            "healthbench template sends; a larger max_tokens in the judge's config allows "
+            "more") in said
+    assert "the judge's own max_tokens" not in said  # the user set none

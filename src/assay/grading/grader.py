@@ -122,6 +122,25 @@ class GradingConfig:
             defaults.update(_template(self, slot).sampling)
         return defaults
 
+    def sampling_origins(self) -> dict[str, str]:
+        """Where each of :meth:`sampling_defaults` comes from and how to change it, in words
+        (what a failure caused by one says).
+
+        >>> GradingConfig(templates={"all": "healthbench"}).sampling_origins()["max_tokens"]
+        "simple-evals' grader max_tokens, which the healthbench template sends; a larger max_tokens in the judge's config allows more, and departs from simple-evals' request"
+        """
+        origins: dict[str, str] = {}
+        for slot in self._slots():
+            template = _template(self, slot)
+            for key in template.sampling:
+                origins[key] = (
+                    f"simple-evals' grader {key}, which the {template.name} template sends; a "
+                    f"larger {key} in the judge's config allows more, and departs from "
+                    "simple-evals' request" if template.style == "healthbench" else
+                    f"the {template.name} template's {key}; set {key} in the judge's config "
+                    "to change it")
+        return origins
+
 
 def _template(config: GradingConfig, slot: str) -> Template:
     source = config.templates.get("all", config.templates.get(slot))

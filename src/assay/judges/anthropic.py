@@ -63,11 +63,13 @@ class AnthropicWire:
         mode: str,
         *,
         cache_prefix: int = 0,
+        cache_ttl: str = "5m",
         max_tokens: int | None = None,
     ) -> dict[str, Any]:
         """The request body. ``cache_prefix``: the first user message's first characters are
         shared with other requests: they go in a text block of their own marked
-        ``cache_control: {"type": "ephemeral"}`` (prompt caching; the model reads the same text)."""
+        ``cache_control: {"type": "ephemeral"}`` (prompt caching; the model reads the same
+        text), with ``"ttl": "1h"`` when ``cache_ttl`` asks for Anthropic's 1-hour cache."""
         if mode == SAMPLER_MODE:  # simple-evals' Claude sampler (the model under test)
             return sampler_body("anthropic", config.model, messages,
                                 temperature=config.temperature,
@@ -83,7 +85,7 @@ class AnthropicWire:
             "messages": [{"role": m["role"], "content": m["content"]} for m in turns],
         }
         if cache_prefix > 0:
-            _mark_cached_prefix(body["messages"], cache_prefix)
+            _mark_cached_prefix(body["messages"], cache_prefix, cache_ttl)
         if system:
             body["system"] = "\n\n".join(s if isinstance(s, str) else orjson.dumps(s).decode() for s in system)
         if mode == "tool" and schema is not None:
@@ -124,26 +126,29 @@ class AnthropicWire:
         return "tool" in text or "schema" in text
 
 
-def _mark_cached_prefix(messages: list[dict[str, Any]], chars: int) -> None:
+def _mark_cached_prefix(messages: list[dict[str, Any]], chars: int, ttl: str) -> None:
     """Split the first user message after ``chars`` characters, marking the head for caching."""
+    mark = {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
     for message in messages:
         content = message["content"]
         if message["role"] == "user" and isinstance(content, str):
             if chars >= len(content):
-                message["content"] = [{"type": "text", "text": content,
-                                       "cache_control": {"type": "ephemeral"}}]
+                message["content"] = [{"type": "text", "text": content, "cache_control": mark}]
             else:
                 message["content"] = [
-                    {"type": "text", "text": content[:chars], "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": content[:chars], "cache_control": mark},
                     {"type": "text", "text": content[chars:]}]
             return
 
 
 def _usage(raw: dict[str, Any] | None) -> Usage:
-    """Anthropic's input_tokens excludes cache reads and writes; fold them into prompt tokens."""
+    """Anthropic's input_tokens excludes cache reads and writes; fold them into prompt tokens.
+    The writes to the 1-hour cache (billed 2x, not 1.25x) are counted in ``cache_creation``."""
     if not raw:
         return Usage()
     cached = int(raw.get("cache_read_input_tokens") or 0)
     written = int(raw.get("cache_creation_input_tokens") or 0)
+    split = raw.get("cache_creation")
+    written_1h = int(split.get("ephemeral_1h_input_tokens") or 0) if isinstance(split, dict) else 0
     return Usage(int(raw.get("input_tokens") or 0) + cached + written,
-                 int(raw.get("output_tokens") or 0), cached, 0, written)
+                 int(raw.get("output_tokens") or 0), cached, 0, written, min(written_1h, written))

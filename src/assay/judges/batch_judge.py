@@ -41,6 +41,7 @@ from assay.judges.free_text import text_answer
 from assay.judges.judge import CUT, Judge
 from assay.judges.openai_compat import WireReply
 from assay.judges.pricing import BATCH_PRICE_FACTOR
+from assay.judges.prompt_caching import CachePlan, CacheTTL
 from assay.judges.retry import worth_asking_again
 from assay.judges.secrets import redact
 from assay.judges.simple_evals import MODE as SIMPLE_EVALS
@@ -167,6 +168,19 @@ class BatchJudge:
 
     def cache_key(self, request: JudgeRequest) -> str:
         return self.judge.cache_key(request)
+
+    def cache_plan(self, head_chars: int, sharing: int, ttl: CacheTTL = "1h") -> CachePlan | None:
+        """How calls sharing a head are cached through batches: the first of each group in one
+        batch, the others in the next one, sent when it has ended, reading the head its first
+        call wrote. Requests of one batch are processed concurrently ("cache hits are provided
+        on a best-effort basis"), and the next batch may start long after the first wrote its
+        entries, so the heads are marked for Anthropic's 1-hour cache (written at 2x the
+        input price: it pays from 3 calls of a head). OpenAI offers no longer cache for
+        batches: none there. Caching so takes two batches' time instead of one; ``prompt_caching
+        = false`` in the judge's table sends everything in one batch, unmarked."""
+        if self.config.wire != "anthropic":
+            return None
+        return self.judge.cache_plan(head_chars, sharing, ttl)
 
     def defer_check(self) -> None:
         self.judge.defer_check()

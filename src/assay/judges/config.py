@@ -15,7 +15,15 @@ from __future__ import annotations
 from typing import Any, Literal
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 
 Wire = Literal["openai", "anthropic", "openai-responses"]  # responses: assay.judges.responses_wire
 AuthStyle = Literal["bearer", "api-key", "x-api-key", "none"]
@@ -111,10 +119,32 @@ class JudgeConfig(BaseModel):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     structured: StructuredMode = "auto"
     reask: bool = True  # False: no re-ask at all, whatever max_reasks says
+    # False: never mark a prompt head for caching nor hold calls back so that they read one
+    # (assay.judges.prompt_caching); True caches only where the provider's rules make it pay
+    prompt_caching: bool = True
     max_reasks: int = Field(2, ge=0, le=MAX_REASKS)  # re-asks of a reply that does not parse
     limits: Limits = Field(default_factory=Limits)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     price: ModelPrice | None = None
+    # fields the user left unset and something else set, with what and how to change it (a
+    # template's sampling settings): not a setting, so neither stored nor hashed
+    _set_by: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def with_defaults(self, values: dict[str, Any], origins: dict[str, str]) -> JudgeConfig:
+        """This config with ``values`` for fields the user left unset, ``origins`` saying
+        where each came from (:meth:`set_by`).
+
+        >>> cfg = JudgeConfig(spec="s", model="m", base_url="http://127.0.0.1:1/v1")
+        >>> cfg.with_defaults({"max_tokens": 2048}, {"max_tokens": "the T template"}).set_by("max_tokens")
+        'the T template'
+        """
+        copied = self.model_copy(update=values)
+        copied._set_by = {**self._set_by, **origins}
+        return copied
+
+    def set_by(self, field: str) -> str | None:
+        """What set ``field`` when the user did not (None: the user, or nothing)."""
+        return self._set_by.get(field)
 
     @model_validator(mode="before")
     @classmethod

@@ -41,12 +41,20 @@ from assay.judges.budget import Budget, CallEstimator, message_chars
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.completion import DEFAULT_BUDGET
 from assay.judges.config import JudgeConfig
+from assay.judges.context_fit import fit
 from assay.judges.context_overflow import context_overflow
 from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, WireReply
 from assay.judges.pricing import Pricing, tokens_in
+from assay.judges.prompt_caching import (
+    CachePlan,
+    CacheTTL,
+    min_cacheable_tokens,
+    pays,
+    write_factor,
+)
 from assay.judges.retry import (
     EndpointHealth,
     classify_status,
@@ -128,6 +136,7 @@ class Judge:
         # its slots are the requests in flight (not every command makes the preflight).
         self._asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
         self.health = EndpointHealth()  # whether a call's backoff grows (assay.judges.retry)
+        self._warned_fit = False  # a prompt close to a silently cutting server's context
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
@@ -169,9 +178,15 @@ class Judge:
         >>> from assay.judges import make_judge
         >>> make_judge("llamacpp:gemma").in_flight
         {'max_in_flight': 64, 'source': 'the default'}
+
+        Where the width follows the replies' latency (a local server that says no slots),
+        ``max_in_flight`` is the width now and ``reached`` the widest it went.
         """
-        return {"max_in_flight": self.limiter.max_in_flight,
-                "source": self.limiter.in_flight_source}
+        limiter = self.limiter
+        if limiter.follows_latency:
+            return {"max_in_flight": limiter.width, "source": limiter.in_flight_source,
+                    "reached": limiter.reached}
+        return {"max_in_flight": limiter.max_in_flight, "source": limiter.in_flight_source}
 
     async def check(self, timeout_s: float = 5.0) -> None:
         """Preflight: one real request to the endpoint's completion path, outside the cache
@@ -188,19 +203,25 @@ class Judge:
     async def discover_server(self) -> ServerInfo | None:
         """What the server says of itself (:mod:`assay.judges.server_info`: context size,
         parallel slots), asked once; the slots become the requests in flight unless the user
-        chose a number (``limits.max_in_flight``, ``--concurrency``). Concurrent callers wait
-        for the one question."""
+        chose a number (``limits.max_in_flight``, ``--concurrency``); a local preset's server
+        that says no slots gets a width that follows the replies' latency
+        (:meth:`~assay.judges.limits.Limiter.follow_latency`). Concurrent callers wait for the
+        one question."""
         if self.config.wire != "openai":
             return None
         asked = self._server_asked
         if asked is None:
             asked = self._server_asked = asyncio.get_running_loop().create_future()
             try:
-                server = self.server = await discover(self._transport, self.model)
-                if server is not None and server.slots is not None and self.limiter.follow_server(
-                        server.slots, f"{server.source} total_slots"):
-                    log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
-                             self.limiter.in_flight_source)
+                server = self.server = await discover(self._transport, self.model,
+                                                      self.config.provider)
+                limiter = self.limiter
+                if server is not None and server.slots is not None:
+                    if limiter.follow_server(server.slots, f"{server.source} total_slots"):
+                        log.info("judge %s: %d requests in flight, %s", self.id, server.slots,
+                                 limiter.in_flight_source)
+                elif self._asks_server and limiter.follow_latency():
+                    log.info("judge %s: %s", self.id, limiter.in_flight_source)
             finally:
                 asked.set_result(None)
         await asyncio.shield(asked)
@@ -371,6 +392,29 @@ class Judge:
         return JudgeReply(self.id, data, raw, usage, cost, time.perf_counter() - started,
                           False, attempts, failure)
 
+    def cache_plan(self, head_chars: int, sharing: int, ttl: CacheTTL = "5m") -> CachePlan | None:
+        """How ``sharing`` calls whose prompts start with the same ``head_chars`` characters
+        are best cached (:mod:`assay.judges.prompt_caching`), or None where caching the head
+        would not lower the bill: caching turned off (``prompt_caching = false``), no price
+        with a cached-input discount (a local server's judge), a head under the model's
+        minimum, or too few calls to repay the cache write.
+
+        >>> from assay.judges import make_judge
+        >>> judge = make_judge("anthropic:claude-sonnet-4-5@http://127.0.0.1:9/v1")
+        >>> judge.cache_plan(5000, 14), judge.cache_plan(2000, 14), judge.cache_plan(5000, 1)
+        (CachePlan(ttl='5m'), None, None)
+        """
+        price = self._price
+        if (not self.config.prompt_caching or price is None or price.cached_input is None
+                or not 0 <= price.cached_input < price.input):
+            return None
+        if tokens_in(head_chars) < min_cacheable_tokens(self.config.wire, self.model):
+            return None
+        wire = self.config.wire
+        if not pays(sharing, write=write_factor(wire, ttl), read=price.cached_input / price.input):
+            return None
+        return CachePlan(ttl)
+
     def completion_limit(self, request: JudgeRequest) -> int | None:
         """The ``max_tokens`` a request is sent with first: the judge's own when its config
         sets one, else the request's budget (:data:`DEFAULT_BUDGET` for a structured request
@@ -389,7 +433,8 @@ class Judge:
     def _truncated(self, request: JudgeRequest, limit: int | None, first: int | None) -> Failure:
         """The failure of a reply cut at ``limit`` (``first``: the limit it was first sent with)."""
         if self.config.max_tokens is not None:
-            why = "the judge's own max_tokens: raise it in the judge's config to allow more"
+            why = (self.config.set_by("max_tokens")
+                   or "the judge's own max_tokens: raise it in the judge's config to allow more")
         elif limit != first:
             why = f"the stage's cap, after a first cut at {first}"
         else:
@@ -404,9 +449,14 @@ class Judge:
         :meth:`completion_limit`)."""
         if mode is None:
             mode = self._text_mode if request.text else self._modes[0]
+        # a head under the model's minimum is not cached even if marked: it is sent unmarked
+        cache_prefix = request.cache_prefix
+        if cache_prefix and tokens_in(cache_prefix) < min_cacheable_tokens(self.config.wire,
+                                                                            self.model):
+            cache_prefix = 0
         body = self._wire.build_body(
             self.config, request.messages if messages is None else messages, request.schema,
-            request.schema_name, mode, cache_prefix=request.cache_prefix,
+            request.schema_name, mode, cache_prefix=cache_prefix, cache_ttl=request.cache_ttl,
             max_tokens=self.completion_limit(request) if max_tokens is None else max_tokens)
         if request.sample and "seed" in body:
             body["seed"] += request.sample
@@ -425,6 +475,10 @@ class Judge:
                 return _Failed(problem, ""), attempts, Usage()
         if self._asks_server and (self._server_asked is None or not self._server_asked.done()):
             await self.discover_server()
+        if self.server is not None and self.server.cuts_silently:
+            refused = self._unfit(messages, max_tokens)
+            if refused is not None:
+                return _Failed(refused, ""), attempts, Usage()
         while True:
             mode = self._text_mode if request.text else self._modes[0]
             body = self.request_body(request, messages, mode, max_tokens)
@@ -469,7 +523,8 @@ class Judge:
                     self.timeouts.replied(time.perf_counter() - sent)
                     self.health.answered(True)
                     if isinstance(reply, WireReply):
-                        limiter.record_success(estimate, reply.usage.total_tokens)
+                        limiter.record_success(estimate, reply.usage.total_tokens,
+                                               time.perf_counter() - sent)
                         return reply, attempts, reply.usage
                     assert reply is not None  # a 200 was read: a reply or why it is not one
                     failure = reply
@@ -508,6 +563,19 @@ class Judge:
                 log.debug("judge %s: %s; retry %d in %.2f s", self.id, failure, retries, delay)
             if delay > 0:
                 await asyncio.sleep(delay)
+
+    def _unfit(self, messages: Any, max_tokens: int | None) -> Failure | None:
+        """The failure of a prompt that cannot fit a server that would cut it silently (not
+        sent), after a warning, once, for one that may not (:mod:`assay.judges.context_fit`)."""
+        found = fit(self.server, tokens_in(message_chars(messages)), max_tokens)
+        if found is None:
+            return None
+        if found.refuse:
+            return Failure(FailureKind.CONTEXT_LENGTH, found.message)
+        if not self._warned_fit:
+            self._warned_fit = True
+            log.warning("judge %s: %s", self.id, found.message)
+        return None
 
     def _settle(self, held: float, usage: Usage | None) -> None:
         """Replace an attempt's budget reservation by its real cost (none without a reply)."""

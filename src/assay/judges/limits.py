@@ -24,6 +24,16 @@ the width alone):
 requests beyond its slots and never answers 429: more in flight only wait there, and time
 out), else 64; :attr:`Limiter.in_flight_source` says which.
 
+**AIMD on latency** (:meth:`Limiter.follow_latency`, for a local server that says no slots:
+vLLM, Ollama, LM Studio). Such a server never answers 429 either; it queues what it cannot
+decode at once, and a request's latency grows with the queue. So the width starts at
+:data:`LATENCY_START` and, per window of ``max(width, 4)`` replies, grows by one while the
+window's median latency stays within :data:`GROW_WHILE` times the fastest window's, holds above
+that, and halves above :data:`BACK_OFF_ABOVE` times it (never below 1, never above
+``max_in_flight``). On a server of S slots a request waits about ``width / S`` reply times once
+``width`` passes S, so the width settles near ``1.25 S``. :attr:`Limiter.reached` is the widest
+it went (a run's manifest records it).
+
 Example:
     >>> import asyncio
     >>> from assay.judges.config import Limits
@@ -39,6 +49,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 from collections import deque
 
@@ -47,6 +58,10 @@ from assay.judges.config import DEFAULT_MAX_IN_FLIGHT, Limits
 STORM_WINDOW = 32  # a storm: 429s are at least half of the last (up to) this many answers ...
 STORM_MIN_ANSWERS = 8  # ... of at least this many answers since the last narrowing
 MIN_WIDTH_DIVISOR = 16  # the width never drops below max_in_flight // this (nor below 1)
+LATENCY_START = 2  # requests in flight a local server that says no slots starts with
+LATENCY_WINDOW = 4  # at least this many replies per latency window
+GROW_WHILE = 1.25  # grow while a window's median latency is within this of the fastest window's
+BACK_OFF_ABOVE = 2.0  # halve above this
 
 
 class TokenBucket:
@@ -101,6 +116,9 @@ class Limiter:
         self._successes = 0  # since the width last changed
         self._waiters: deque[asyncio.Future[None]] = deque()  # first attempts, in turn
         self._retries: deque[asyncio.Future[None]] = deque()  # retries: admitted first
+        self._latencies: list[float] | None = None  # the window's replies (AIMD on latency)
+        self._fastest = float("inf")  # the lowest window median latency so far
+        self.reached = self.width  # the widest the width has been
 
     def set_max_in_flight(self, n: int, source: str = "--concurrency") -> None:
         """Allow ``n`` requests in flight, as the user chose (``source``, e.g. ``assay grade
@@ -125,10 +143,41 @@ class Limiter:
         self._resize(slots, f"the server's parallel slots ({source})")
         return True
 
+    @property
+    def follows_latency(self) -> bool:
+        """Whether the width follows the replies' latency (:meth:`follow_latency`)."""
+        return self._latencies is not None
+
+    def follow_latency(self, start: int = LATENCY_START) -> bool:
+        """Start at ``start`` requests in flight and grow while the replies' latency holds
+        (AIMD on latency, see the module doc), unless the user chose a number; True if so.
+
+        >>> limiter = Limiter(Limits())
+        >>> limiter.follow_latency(), limiter.width
+        (True, 2)
+        >>> for latency in [1.0] * 4 + [1.1] * 4:   # two windows within 1.25x: +1 each
+        ...     limiter.record_success(latency_s=latency)
+        >>> limiter.width, limiter.reached
+        (4, 4)
+        >>> for latency in [3.0] * 4:   # over 2x the fastest window: halved
+        ...     limiter.record_success(latency_s=latency)
+        >>> limiter.width, limiter.reached
+        (2, 4)
+        """
+        if self._chosen:
+            return False
+        self.width = self.reached = max(1, min(start, self.max_in_flight))
+        self._latencies = []
+        self.in_flight_source = (f"latency: started at {self.width}, grown while the replies "
+                                 f"kept within {GROW_WHILE:g}x the fastest (the server says "
+                                 "no parallel slots)")
+        return True
+
     def _resize(self, n: int, source: str) -> None:
-        self.max_in_flight = self.width = max(1, int(n))
+        self.max_in_flight = self.width = self.reached = max(1, int(n))
         self.min_width = max(1, self.max_in_flight // MIN_WIDTH_DIVISOR)
         self.in_flight_source = source
+        self._latencies = None
         self._wake()
 
     async def acquire(self, tokens: float = 0.0, *, retry: bool = False) -> int:
@@ -172,16 +221,37 @@ class Limiter:
                 self.in_flight += 1
                 future.set_result(None)
 
-    def record_success(self, estimated_tokens: float = 0.0, actual_tokens: float = 0.0) -> None:
+    def record_success(self, estimated_tokens: float = 0.0, actual_tokens: float = 0.0,
+                       latency_s: float | None = None) -> None:
+        """A request answered well, in ``latency_s`` seconds."""
         if self.tpm is not None and estimated_tokens:
             self.tpm.adjust(actual_tokens - estimated_tokens)
         self._answers.append(False)
-        if self.width < self.max_in_flight:
+        if self._latencies is not None:
+            if latency_s is not None:
+                self._latency_step(latency_s)
+        elif self.width < self.max_in_flight:
             self._successes += 1
             if self._successes >= self.width:  # additive increase: +1 per window
                 self._successes = 0
                 self.width += 1
                 self._wake()
+
+    def _latency_step(self, latency_s: float) -> None:
+        window = self._latencies
+        assert window is not None
+        window.append(latency_s)
+        if len(window) < max(self.width, LATENCY_WINDOW):
+            return
+        median = statistics.median(window)
+        window.clear()
+        self._fastest = min(self._fastest, median)
+        if median > BACK_OFF_ABOVE * self._fastest:
+            self.width = max(1, self.width // 2)
+        elif median <= GROW_WHILE * self._fastest and self.width < self.max_in_flight:
+            self.width += 1
+            self.reached = max(self.reached, self.width)
+            self._wake()
 
     def record_rate_limited(self, retry_after: float | None, sent_in: int | None = None) -> None:
         """A 429 to a request sent in round ``sent_in``: narrow and pause in a storm (see the

@@ -24,7 +24,9 @@ takes 20-60 s for an answer that a hosted one gives in 2, so until the attempt t
 replies to fit on (:mod:`assay.judges.timeouts`) an attempt waits up to
 :data:`LOCAL_TIMEOUT_CEILING_S` instead of 60 s (``timeout_ceiling_s`` in a judge table sets
 it for any judge). And where the server says how many requests it decodes at once (llama.cpp's
-``/props``: :mod:`assay.judges.server_info`), that is the judge's default requests in flight.
+``/props``: :mod:`assay.judges.server_info`), that is the judge's default requests in flight;
+where it says none (vLLM, Ollama, LM Studio), the judge starts at 2 and grows while the replies'
+latency holds (:meth:`assay.judges.limits.Limiter.follow_latency`).
 
 Example:
     >>> server_schema_fields("structured_outputs", {"type": "object"})

@@ -69,6 +69,7 @@ class OpenAIWire:
         mode: str,
         *,
         cache_prefix: int = 0,  # OpenAI caches shared prefixes by itself: nothing to mark
+        cache_ttl: str = "5m",
         max_tokens: int | None = None,
     ) -> dict[str, Any]:
         """The request body; ``max_tokens``: the completion budget (default: the config's)."""

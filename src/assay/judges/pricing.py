@@ -2,7 +2,8 @@
 
 Cost of a call = uncached prompt tokens × input price + cached tokens × cached-input price
 (input price when unknown) + tokens written to the prompt cache × 1.25 × input price
-(Anthropic's 5-minute cache writes) + completion tokens × output price, prices per million tokens.
+(Anthropic's 5-minute cache writes; × 2 for its 1-hour cache) + completion tokens × output
+price, prices per million tokens.
 A model without a price costs 0 and is reported as unpriced (local models are free).
 
 Example:
@@ -29,6 +30,7 @@ from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
 from assay.judges.config import ModelPrice
+from assay.judges.prompt_caching import WRITE_FACTOR
 from assay.judges.types import Usage
 
 PRICING_ENV = "ASSAY_PRICING"
@@ -36,8 +38,9 @@ PRICING_ENV = "ASSAY_PRICING"
 # Batch API and Anthropic's Message Batches both bill half (input, cached input and output).
 BATCH_PRICE_FACTOR = 0.5
 # What a prompt-cache write costs, as a share of the input price (Anthropic's 5-minute
-# ephemeral cache; OpenAI reports no cache writes and charges none).
-CACHE_WRITE_PRICE_FACTOR = 1.25
+# ephemeral cache, and its 1-hour cache; OpenAI reports no cache writes and charges none).
+CACHE_WRITE_PRICE_FACTOR = WRITE_FACTOR["5m"]
+CACHE_WRITE_1H_PRICE_FACTOR = WRITE_FACTOR["1h"]
 
 
 class Pricing:
@@ -104,17 +107,22 @@ class Pricing:
 
 def usage_cost(price: ModelPrice, usage: Usage) -> float:
     """>>> from assay.judges.config import ModelPrice
-    >>> usage_cost(ModelPrice(input=3.0, output=15.0, cached_input=0.3),
-    ...            Usage(prompt_tokens=1_000_000, cached_tokens=0, cache_write_tokens=1_000_000))
+    >>> sonnet = ModelPrice(input=3.0, output=15.0, cached_input=0.3)
+    >>> usage_cost(sonnet, Usage(prompt_tokens=1_000_000, cache_write_tokens=1_000_000))
     3.75
+    >>> usage_cost(sonnet, Usage(prompt_tokens=1_000_000, cache_write_tokens=1_000_000,
+    ...                          cache_write_1h_tokens=1_000_000))
+    6.0
     """
     cached = min(usage.cached_tokens, usage.prompt_tokens)
     written = min(usage.cache_write_tokens, usage.prompt_tokens - cached)
+    written_1h = min(usage.cache_write_1h_tokens, written)
     cached_price = price.input if price.cached_input is None else price.cached_input
     return (
         (usage.prompt_tokens - cached - written) * price.input
         + cached * cached_price
-        + written * price.input * CACHE_WRITE_PRICE_FACTOR
+        + (written - written_1h) * price.input * CACHE_WRITE_PRICE_FACTOR
+        + written_1h * price.input * CACHE_WRITE_1H_PRICE_FACTOR
         + usage.completion_tokens * price.output
     ) / 1_000_000
 

@@ -41,7 +41,8 @@ class OpenAIResponsesWire(OpenAIWire):
         schema_name: str,
         mode: str,
         *,
-        cache_prefix: int = 0,
+        cache_prefix: int = 0,  # OpenAI caches shared prefixes by itself: nothing to mark
+        cache_ttl: str = "5m",
         max_tokens: int | None = None,
     ) -> dict[str, Any]:
         """The request body; ``max_tokens``: ``max_output_tokens`` (default: the config's)."""

@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -50,7 +50,8 @@ class Usage:
     ``prompt_tokens`` includes ``cached_tokens`` and ``cache_write_tokens``;
     ``completion_tokens`` includes ``reasoning_tokens`` (the OpenAI convention; Anthropic usage
     is converted to it). ``cache_write_tokens``: prompt tokens written to a provider's prompt
-    cache (Anthropic bills them above the input price).
+    cache (Anthropic bills them above the input price: 1.25x for its 5-minute cache, 2x for
+    ``cache_write_1h_tokens``, the part written to its 1-hour cache).
     """
 
     prompt_tokens: int = 0
@@ -58,6 +59,7 @@ class Usage:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0  # of cache_write_tokens, those written for 1 hour (billed 2x)
 
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
@@ -68,6 +70,7 @@ class Usage:
             self.cached_tokens + other.cached_tokens,
             self.reasoning_tokens + other.reasoning_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
+            self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
 
     @property
@@ -81,6 +84,7 @@ class Usage:
             "cached_tokens": self.cached_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cache_write_tokens": self.cache_write_tokens,
+            "cache_write_1h_tokens": self.cache_write_1h_tokens,
         }
 
 
@@ -128,8 +132,11 @@ class JudgeRequest:
     text: bool = False
     sample: int = 0
     # characters at the start of the (first) user message that other requests share: an
-    # Anthropic judge marks them with cache_control; not part of the cache key (same text)
+    # Anthropic judge marks them with cache_control when they are long enough for the model to
+    # cache (assay.judges.prompt_caching); not part of the cache key (same text)
     cache_prefix: int = 0
+    # the lifetime the mark asks for: "5m" (Anthropic's default) or "1h"
+    cache_ttl: str = "5m"
     # not part of the cache key: a reply that fits its budget is the same reply under a larger
     # one, and a reply cut at its budget is never stored
     budget: CompletionBudget | None = None
@@ -142,6 +149,18 @@ class JudgeRequest:
     def __post_init__(self) -> None:
         if not isinstance(self.messages, tuple):
             object.__setattr__(self, "messages", tuple(self.messages))
+
+    def with_cache(self, prefix: int, ttl: str = "5m") -> JudgeRequest:
+        """This request with its head marked for caching as ``prefix`` characters and ``ttl``
+        (``prefix=0``: not marked), keeping what a cache lookup found (the same request).
+
+        >>> JudgeRequest(messages=({"role": "user", "content": "hi"},), cache_prefix=2
+        ...              ).with_cache(0).cache_prefix
+        0
+        """
+        changed = replace(self, cache_prefix=prefix, cache_ttl=ttl)
+        object.__setattr__(changed, "looked_up", self.looked_up)
+        return changed
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ independent of them and wide enough to saturate them (at least :data:`MIN_WINDOW
 four times the judges' in-flight limits). A call already finished in the store (on resume) is
 skipped; an item whose calls all finished is skipped without planning. The calls a judge's cache
 answers are looked up per item in one query and recorded at once; only the others become tasks.
+The calls of an item that share a head worth caching on the provider's side go out one first,
+the others once its reply has come (:mod:`assay.runs.cache_schedule`).
 When the shared budget runs out the
 engine stops scheduling, lets in-flight calls end, and reports ``budget``; resuming with a larger
 budget continues where it stopped. ``on_item_done`` is handed each item this session registered
@@ -43,6 +45,7 @@ from assay.judges.retry import worth_asking_again
 from assay.logs import get_logger
 from assay.progress import QuietProgress, RunProgress
 from assay.rubric import Rubric
+from assay.runs.cache_schedule import schedule
 from assay.runs.item_checks import item_issue, prompt_issue
 from assay.runs.store import COMMIT_AFTER_S, CallRecord, RunStore
 from assay.verdict import Verdict
@@ -104,6 +107,7 @@ class Engine:
         self.store = store
         self.grader = grader
         self.judges = {slot.id: slot for slot in judges}
+        self._clients = {slot.id: slot.judge for slot in judges}
         self.rubric = rubric
         limit = sum(_max_in_flight(slot.judge) for slot in judges)
         # Calls waiting out a retry delay (a 429's Retry-After, a backoff) hold a place in the
@@ -143,12 +147,13 @@ class Engine:
                 if todo:
                     todo, requests = self._serve_cached(todo, requests, outcome)
                 self._commit_soon()
-                for call, request in zip(todo, requests):
+                for one in schedule(todo, requests, self._clients):
                     await window.acquire()
                     if self._stop:
                         window.release()
                         break
-                    task = asyncio.create_task(self._call(call, request, window, outcome))
+                    task = asyncio.create_task(self._call(one.call, one.request, window, outcome,
+                                                          after=one.after, leads=one.leads))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
                 if not tasks:  # only cached calls so far: let the commit timer and others run
@@ -267,13 +272,21 @@ class Engine:
         return rest_calls, rest_requests
 
     async def _call(self, call: PlannedCall, request: Any, window: asyncio.Semaphore,
-                    outcome: EngineOutcome, held: _Held | None = None) -> None:
-        """Ask ``call`` (again, in a final pass, when ``held``) and record how it ended."""
+                    outcome: EngineOutcome, held: _Held | None = None, *,
+                    after: asyncio.Event | None = None,
+                    leads: asyncio.Event | None = None) -> None:
+        """Ask ``call`` (again, in a final pass, when ``held``) and record how it ended; first
+        wait for ``after`` (the reply whose cache entry it reads), and set ``leads`` once the
+        reply has come (:mod:`assay.runs.cache_schedule`)."""
         passes, earlier = (held.passes, held.reply) if held is not None else (0, None)
         try:
+            if after is not None:
+                await after.wait()
             while True:
                 try:
                     reply = await self.judges[call.judge].judge.ask(request)
+                    if leads is not None:
+                        leads.set()
                 except Exception as exc:  # a bug below us must not lose the run
                     log.exception("judge %s raised on call %s", call.judge, call.key)
                     self._record(call, None,
@@ -295,6 +308,8 @@ class Engine:
             if self._replied(call, reply, outcome) and passes:
                 outcome.recovered += 1
         finally:
+            if leads is not None:  # a call that raised or was cancelled lets the others go
+                leads.set()
             window.release()
 
     def _asks_again(self, reply: Any, passes: int) -> bool:

@@ -124,8 +124,8 @@ def _judge_configs(options: RunOptions, grading: GradingConfig) -> list[Any]:
                for j in options.judges]
     if not configs:
         raise ConfigError("no judge: give at least one --judge SPEC")
-    defaults = grading.sampling_defaults()
-    configs = [_with_sampling_defaults(c, defaults) for c in configs]
+    defaults, origins = grading.sampling_defaults(), grading.sampling_origins()
+    configs = [_with_sampling_defaults(c, defaults, origins) for c in configs]
     if options.max_reasks is not None:  # --max-reasks: every judge's
         configs = [c.model_copy(update={"max_reasks": options.max_reasks}) for c in configs]
     if options.protocol == "simple-evals":
@@ -150,11 +150,14 @@ def _simple_evals_judge(config: Any, grading: GradingConfig) -> Any:
     return config.model_copy(update={"structured": "simple-evals"})
 
 
-def _with_sampling_defaults(config: Any, defaults: dict[str, Any]) -> Any:
+def _with_sampling_defaults(config: Any, defaults: dict[str, Any], origins: dict[str, str]) -> Any:
     """The templates' sampling settings (e.g. simple-evals' temperature 0.5 and max_tokens
-    2048 for HealthBench) where the judge's own config leaves them unset."""
+    2048 for HealthBench) where the judge's own config leaves them unset, each with where it
+    came from (a reply cut at that max_tokens names it)."""
     update = {k: v for k, v in defaults.items() if getattr(config, k) is None}
-    return config.model_copy(update=update) if update else config
+    if not update:
+        return config
+    return config.with_defaults(update, {k: origins[k] for k in update if k in origins})
 
 
 def _dict_digest(mapping: dict[str, str] | None) -> str:

@@ -10,9 +10,13 @@ and ``GET /v1/messages/batches/{id}/results`` (lines ``{custom_id, result: {type
 errored | canceled | expired, ...}}``).
 
 Each request of a batch is answered by the server's own chat or messages endpoint over
-loopback HTTP, so policies, faults (a scripted 500 becomes an errored request) and the request
-log apply to batch requests as to live ones. :class:`BatchScript` adds what only batches do:
-slow completion and expiry.
+loopback HTTP, so policies, faults (a scripted 500 becomes an errored request), the prompt cache
+and the request log apply to batch requests as to live ones (the server bills them as batch
+requests: they carry :data:`BATCH_HEADER`). The requests of a batch are answered
+``concurrency`` at a time, in the order submitted, as a provider processes them "asynchronously
+and concurrently": an entry of the prompt cache written by one is read by those that start
+after its reply, not by those already running. :class:`BatchScript` adds what only batches do:
+slow completion, expiry and that concurrency.
 
 Example::
 
@@ -29,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from aiohttp import ClientSession, web
+from aiohttp import ClientSession, TCPConnector, web
 
 _FORWARDED = ("authorization", "x-api-key", "api-key", "anthropic-version")
+BATCH_HEADER = "x-fake-batch"  # on the server's own requests that answer a batch's
 _EXPIRED_MESSAGE = "This request could not be executed before the completion window expired."
 
 
@@ -42,10 +47,12 @@ class BatchScript:
     ``complete_after_s``: a batch stays ``in_progress`` this long before its requests are
     answered (slow completion). ``expire``: the first ``expire`` batches created expire, with
     only the first half of their requests answered (the rest come back expired).
+    ``concurrency``: how many of a batch's requests are answered at once.
     """
 
     complete_after_s: float = 0.0
     expire: int = 0
+    concurrency: int = 64
 
 
 class FakeBatches:
@@ -225,7 +232,9 @@ class FakeBatches:
 
     async def _answer(self, calls: list[tuple[str, dict]], headers: dict) -> list[tuple[int, Any]]:
         """Each call answered by the server's own endpoint: (HTTP status, JSON body)."""
-        async with ClientSession(headers=headers) as session:
+        connector = TCPConnector(limit=max(1, self.script.concurrency))
+        async with ClientSession(headers={**headers, BATCH_HEADER: "1"},
+                                 connector=connector) as session:
             async def one(path: str, body: dict) -> tuple[int, Any]:
                 async with session.post(self._base_url() + path, data=orjson.dumps(body),
                                         headers={"Content-Type": "application/json"}) as reply:

@@ -1,69 +1,155 @@
-"""The fake server's prompt caching, as the providers bill it (tokens are ~4 characters).
+"""The fake server's prompt cache, following the providers' rules (tokens are ~4 characters).
 
-OpenAI caches by itself: a prompt whose first 1,024 or more tokens were sent before reads
-them from the cache, in steps of 128 tokens (``usage.prompt_tokens_details.cached_tokens``).
-Anthropic caches what a request marks: the text up to and including the content block with
-``cache_control`` is written to the cache the first time (``cache_creation_input_tokens``)
-and read from it after (``cache_read_input_tokens``), if it is at least ``min_tokens`` long.
+The rules are the providers' own (quoted in ``tests/data/provider_docs/prompt_caching.md``):
+
+* **Anthropic** caches the prefix a request marks with ``cache_control`` (tools, system and
+  messages up to the marked block) when it holds at least the model's minimum
+  (:func:`~assay.judges.prompt_caching.min_cacheable_tokens`; a shorter one is neither written
+  nor read, silently). A request that finds no entry writes one (``cache_creation_input_tokens``,
+  ``cache_creation.ephemeral_5m_input_tokens`` or ``ephemeral_1h_input_tokens`` for a mark with
+  ``"ttl": "1h"``); the entry becomes readable once that request's reply begins, so requests that
+  arrive before then miss and write too. A request reading the entry
+  (``cache_read_input_tokens``) refreshes its lifetime: 5 minutes, or 1 hour.
+* **OpenAI** caches every prompt by itself: a prompt whose first 1,024 or more tokens were
+  processed before (and answered: the prefix is cached after processing) reads its longest such
+  prefix in 128-token steps (``usage.prompt_tokens_details.cached_tokens``); writes are free.
+  An entry lives 5 minutes from its last use (the docs say 5 to 10).
+
+:meth:`PromptCache.lookup` is asked when a request arrives; :meth:`PromptCache.replied` when its
+reply is sent (a request that fails writes nothing). ``clock`` is the time in seconds (a test
+moves it to expire entries without waiting).
 
 Example:
-    >>> cache = PromptCache(min_tokens=2)
-    >>> cache.openai("x" * 4096), cache.openai("x" * 4096 + "y")
-    (0, 1024)
+    >>> now = [0.0]
+    >>> cache = PromptCache(min_tokens=2, clock=lambda: now[0])
+    >>> body = {"model": "m", "messages": [{"role": "user", "content": [
+    ...     {"type": "text", "text": "x" * 64, "cache_control": {"type": "ephemeral"}}]}]}
+    >>> first, second = cache.lookup_anthropic(body), cache.lookup_anthropic(body)
+    >>> (first.written, second.written, second.read)   # both arrived before a reply: two writes
+    (16, 16, 0)
+    >>> cache.replied(first); cache.lookup_anthropic(body).read
+    16
+    >>> now[0] = 301.0; cache.lookup_anthropic(body).read   # 5 minutes after its last use
+    0
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-STEP_CHARS = 512  # OpenAI's 128-token steps, at 4 characters a token
+import orjson
+
+from assay.judges.prompt_caching import (
+    OPENAI_MIN_TOKENS,
+    OPENAI_STEP_TOKENS,
+    TTL_SECONDS,
+    CacheTTL,
+    min_cacheable_tokens,
+)
+
+CHARS_PER_TOKEN = 4  # the fake's tokenizer, as its usage counts
+STEP_CHARS = OPENAI_STEP_TOKENS * CHARS_PER_TOKEN
+
+
+@dataclass
+class Lookup:
+    """What one request found: tokens ``read`` from the cache and ``written`` to it (with
+    ``ttl``); ``keys`` are the entries its reply makes readable."""
+
+    read: int = 0
+    written: int = 0
+    ttl: CacheTTL = "5m"
+    keys: list[bytes] = field(default_factory=list)
+
+
+@dataclass
+class _Entry:
+    ready_at: float  # when the reply of the request that wrote it began
+    expires_at: float
+    ttl_s: float
 
 
 class PromptCache:
-    """Prefixes seen so far (by hash), for one fake server."""
+    """The prefixes one fake server has cached. ``min_tokens``: the shortest prefix cached, for
+    every model (None: each model's own minimum, as the provider applies it)."""
 
-    def __init__(self, min_tokens: int = 1024):
+    def __init__(self, min_tokens: int | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.min_tokens = min_tokens
-        self._seen: set[bytes] = set()
-        self.read_tokens = 0  # totals over every request, for cost benchmarks
-        self.written_tokens = 0  # (Anthropic bills a cache write at 1.25x its input price)
+        self.clock = clock
+        self._entries: dict[bytes, _Entry] = {}
 
-    def openai(self, text: str) -> int:
-        """Cached tokens of a chat prompt: its longest prefix seen before, in 128-token steps."""
+    def lookup_anthropic(self, body: dict[str, Any]) -> Lookup:
+        """A messages request arriving: the tokens of its marked prefix read or written."""
+        prefix, ttl = _marked_prefix(body)
+        tokens = len(prefix) // CHARS_PER_TOKEN
+        if not prefix or tokens < self._minimum("anthropic", body.get("model")):
+            return Lookup()
+        tools = orjson.dumps(body.get("tools") or [], option=orjson.OPT_SORT_KEYS)
+        key = b"a" + hashlib.sha256(tools + b"\0" + prefix.encode()).digest()
+        if self._read(key):
+            return Lookup(read=tokens, ttl=ttl)
+        return Lookup(written=tokens, ttl=ttl, keys=[key])
+
+    def lookup_openai(self, body: dict[str, Any], text: str) -> Lookup:
+        """A chat request arriving (``text``: its messages as the server counts them): the
+        tokens of the longest prefix of 1,024+ tokens cached, in 128-token steps."""
+        minimum = self._minimum("openai", body.get("model"))
+        schema = orjson.dumps(body.get("response_format") or {}, option=orjson.OPT_SORT_KEYS)
+        digest = hashlib.sha256(schema)
         data = text.encode()
-        digest = hashlib.sha256()
-        cached = 0
+        read, keys = 0, []
         for end in range(STEP_CHARS, len(data) + 1, STEP_CHARS):
             digest.update(data[end - STEP_CHARS:end])
+            if end // CHARS_PER_TOKEN < minimum:
+                continue
             key = b"o" + digest.copy().digest()
-            if key in self._seen:
-                cached = end
+            if self._read(key):
+                read = end // CHARS_PER_TOKEN
             else:
-                self._seen.add(key)
-        tokens = cached // 4 if cached // 4 >= self.min_tokens else 0
-        self.read_tokens += tokens
-        return tokens
+                keys.append(key)
+        return Lookup(read=read, keys=keys)
 
-    def anthropic(self, body: dict[str, Any]) -> tuple[int, int]:
-        """(tokens read, tokens written) for a messages request's marked prefix."""
-        prefix = _marked_prefix(body)
-        tokens = len(prefix) // 4
-        if not prefix or tokens < self.min_tokens:
-            return 0, 0
-        key = b"a" + hashlib.sha256(prefix.encode()).digest()
-        if key in self._seen:
-            self.read_tokens += tokens
-            return tokens, 0
-        self._seen.add(key)
-        self.written_tokens += tokens
-        return 0, tokens
+    def replied(self, lookup: Lookup) -> None:
+        """The reply of the request that made ``lookup`` begins: its prefixes become readable."""
+        now = self.clock()
+        ttl_s = TTL_SECONDS[lookup.ttl]
+        for key in lookup.keys:
+            entry = self._entries.get(key)
+            if entry is None or entry.expires_at <= now:
+                self._entries[key] = _Entry(now, now + ttl_s, ttl_s)
+            else:  # written again by a request that arrived before the first reply
+                entry.ready_at = min(entry.ready_at, now)
+                entry.ttl_s = max(entry.ttl_s, ttl_s)
+                entry.expires_at = max(entry.expires_at, now + ttl_s)
+
+    def _read(self, key: bytes) -> bool:
+        """Whether ``key`` is readable now; reading it refreshes its lifetime."""
+        entry = self._entries.get(key)
+        now = self.clock()
+        if entry is None or entry.ready_at > now or entry.expires_at <= now:
+            return False
+        entry.expires_at = now + entry.ttl_s
+        return True
+
+    def _minimum(self, wire: str, model: Any) -> int:
+        if self.min_tokens is not None:
+            return self.min_tokens
+        if wire == "openai":
+            return OPENAI_MIN_TOKENS
+        return min_cacheable_tokens(wire, str(model or ""))
 
 
-def _marked_prefix(body: dict[str, Any]) -> str:
-    """The text of system and messages up to the last block marked cache_control ('' if none)."""
+def _marked_prefix(body: dict[str, Any]) -> tuple[str, CacheTTL]:
+    """The text of system and messages up to the last block marked ``cache_control`` ('' if
+    none), and the lifetime that mark asks for."""
     parts: list[str] = []
     marked = 0
+    ttl: CacheTTL = "5m"
     system = body.get("system")
     blocks: list[Any] = [system] if isinstance(system, str) else list(system or [])
     for message in body.get("messages") or []:
@@ -74,6 +160,8 @@ def _marked_prefix(body: dict[str, Any]) -> str:
             parts.append(block)
         elif isinstance(block, dict):
             parts.append(str(block.get("text", "")))
-            if block.get("cache_control"):
+            control = block.get("cache_control")
+            if control:
                 marked = len(parts)
-    return "".join(parts[:marked])
+                ttl = "1h" if isinstance(control, dict) and control.get("ttl") == "1h" else "5m"
+    return "".join(parts[:marked]), ttl

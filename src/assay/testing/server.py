@@ -27,13 +27,14 @@ import orjson
 from aiohttp import web
 
 from assay.judges.judge import PREFLIGHT_PROMPT
-from assay.testing.batches import BatchScript, FakeBatches
+from assay.testing.batches import BATCH_HEADER, BatchScript, FakeBatches
+from assay.testing.bill import ProviderBill
 from assay.testing.context_errors import OVERFLOW_FAULTS, overflow_reply
 from assay.testing.faults import Faults, Latency, as_latency
 from assay.testing.models import ModelAnswer, ModelScript, as_model_scripts
 from assay.testing.options import option_scales, resolve_answer
 from assay.testing.policies import Policy, as_policy
-from assay.testing.prompt_cache import PromptCache
+from assay.testing.prompt_cache import Lookup, PromptCache
 from assay.testing.prompts import parse_prompt, prompt_text
 from assay.testing.render import render
 from assay.testing.server_props import ServerProfile
@@ -78,12 +79,20 @@ class FakeJudgeServer:
         batches: how its batch endpoints (OpenAI Files + Batch API, Anthropic Message
             Batches) behave: a :class:`~assay.testing.batches.BatchScript` (slow completion,
             expiry); each batch request is answered like a live one, faults included.
-        prompt_cache: bill prompt caching as the providers do (OpenAI: prefixes seen before,
-            automatically; Anthropic: the prefix marked ``cache_control``), from prompts of at
-            least ``prompt_cache_min_tokens`` tokens (:mod:`assay.testing.prompt_cache`).
+        prompt_cache: cache prompts and bill them as the providers do (OpenAI: prefixes
+            processed before, automatically; Anthropic: the prefix marked ``cache_control``),
+            each model from its own minimum length (or ``prompt_cache_min_tokens`` for every
+            model), an entry readable once the reply of the request that wrote it has begun,
+            for 5 minutes (or 1 hour) after its last use (:mod:`assay.testing.prompt_cache`);
+            a :class:`~assay.testing.prompt_cache.PromptCache` of your own (e.g. on a clock a
+            test moves). What the provider would bill is in :attr:`bill`
+            (:mod:`assay.testing.bill`).
         server: what it says about itself (:mod:`assay.testing.server_props`): llama.cpp's
-            ``/props`` (context size, parallel slots) or vLLM's ``max_model_len``; by default
-            neither, as a hosted API.
+            ``/props`` (context size, parallel slots), vLLM's ``max_model_len``, Ollama's
+            ``/api/ps`` and ``/api/show``, LM Studio's ``/api/v1/models``; by default none,
+            as a hosted API.
+        slots: decode at most this many requests at once and queue the others, as a local
+            server does (the latency of a queued request grows with the queue); None: no limit.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
     :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
@@ -110,9 +119,10 @@ class FakeJudgeServer:
         rubrics: Any = None,
         models: Mapping[str, ModelScript | Mapping[str, Any]] | str | Path | None = None,
         batches: BatchScript | None = None,
-        prompt_cache: bool = False,
-        prompt_cache_min_tokens: int = 1024,
+        prompt_cache: bool | PromptCache = False,
+        prompt_cache_min_tokens: int | None = None,
         server: ServerProfile | None = None,
+        slots: int | None = None,
     ):
         self.policy: Policy = as_policy(policy)
         self.models = as_model_scripts(models)
@@ -138,8 +148,13 @@ class FakeJudgeServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._count = 0
         self.batches = FakeBatches(batches or BatchScript(), lambda: self.base_url)
-        self.prompt_cache = PromptCache(prompt_cache_min_tokens) if prompt_cache else None
+        self.prompt_cache = (prompt_cache if isinstance(prompt_cache, PromptCache)
+                             else PromptCache(prompt_cache_min_tokens) if prompt_cache else None)
+        self.bill = ProviderBill()
         self.profile = server or ServerProfile()
+        self.slots = slots
+        self.models_asked: set[str] = set()  # the models requests have named
+        self._slots: asyncio.Semaphore | None = None  # made on the server's loop, in start()
 
     @property
     def base_url(self) -> str:
@@ -162,8 +177,13 @@ class FakeJudgeServer:
         app.router.add_post("/v1/responses", self._responses)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/props", self._props)
+        app.router.add_get("/health", self._health)
+        app.router.add_get("/api/ps", self._ollama_ps)
+        app.router.add_post("/api/show", self._ollama_show)
+        app.router.add_get("/api/v1/models", self._lm_studio_models)
         self.batches.routes(app)
         self._closing = asyncio.Event()
+        self._slots = asyncio.Semaphore(self.slots) if self.slots else None
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -252,10 +272,30 @@ class FakeJudgeServer:
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [self.profile.model_entry("fake")]})
 
+    async def _health(self, request: web.Request) -> web.Response:
+        """``GET /health``, as llama.cpp's server answers it once its model is loaded."""
+        return web.json_response({"status": "ok"})
+
     async def _props(self, request: web.Request) -> web.Response:
         if self.profile.props is None:
             return _error(404, "File Not Found")
         return web.json_response(self.profile.props)
+
+    async def _ollama_ps(self, request: web.Request) -> web.Response:
+        if self.profile.ollama_model is None:
+            return _error(404, "404 page not found")
+        return web.json_response(self.profile.ollama_ps(self.models_asked))
+
+    async def _ollama_show(self, request: web.Request) -> web.Response:
+        if self.profile.ollama_model is None:
+            return _error(404, "404 page not found")
+        return web.json_response(self.profile.ollama_show())
+
+    async def _lm_studio_models(self, request: web.Request) -> web.Response:
+        if self.profile.lm_studio_context is None:
+            return _error(404, "Unexpected endpoint or method.")
+        return web.json_response(self.profile.lm_studio_models(sorted(self.models_asked)
+                                                                or ["fake"]))
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -264,6 +304,7 @@ class FakeJudgeServer:
         response_format = body.get("response_format") or {}
         kind = response_format.get("type")
         text_in = prompt_text(body.get("messages", []))
+        self.models_asked.add(str(body.get("model", "fake")))
         if PREFLIGHT_PROMPT in text_in:
             return self._preflight(body)
         if body.get("model") in self.models:
@@ -274,6 +315,8 @@ class FakeJudgeServer:
         schema = (response_format.get("json_schema") or {}).get("schema") if kind == "json_schema" else None
         stage = (response_format.get("json_schema") or {}).get("name") if kind == "json_schema" else None
         stage_request = self._stage_request(stage, text_in, schema, body)
+        cached = (self.prompt_cache.lookup_openai(body, text_in)
+                  if self.prompt_cache is not None else None)
         fault, views, answers = await self._decide(request, body, text_in, stage_request)
         if fault is not None and (early := self._http_fault(fault)) is not None:
             return await early
@@ -284,9 +327,8 @@ class FakeJudgeServer:
         refusal = None
         if fault == "refusal":
             reply_text, refusal, finish = None, _REFUSAL, "stop"
-        usage = self._usage(text_in, reply_text or refusal or "")
-        if self.prompt_cache is not None:
-            usage["cached_tokens"] = min(usage["prompt_tokens"], self.prompt_cache.openai(text_in))
+        usage = self._cached_usage(self._usage(text_in, reply_text or refusal or ""), cached)
+        self._billed(request, usage)
         message = {"role": "assistant", "content": reply_text, "refusal": refusal}
         return self._chat_reply(body.get("model", "fake"), message, finish, usage)
 
@@ -306,6 +348,8 @@ class FakeJudgeServer:
         schema = tools[0].get("input_schema") if tools else None
         stage_request = self._stage_request(tools[0].get("name") if tools else None, text_in,
                                             schema, body)
+        cached = (self.prompt_cache.lookup_anthropic(body)
+                  if self.prompt_cache is not None else None)
         fault, views, answers = await self._decide(request, body, text_in, stage_request)
         if fault is not None and (early := self._http_fault(fault, anthropic=True)) is not None:
             return await early
@@ -324,11 +368,8 @@ class FakeJudgeServer:
             out_text, finish = self._reply_text(fault, schema, answers, views, stage_request)
             stop = "max_tokens" if finish == "length" else "end_turn"
             content = [{"type": "text", "text": out_text}]
-        usage = self._usage(text_in, out_text)
-        if self.prompt_cache is not None:
-            read, written = self.prompt_cache.anthropic(body)
-            usage.update(cached_tokens=min(read, usage["prompt_tokens"]),
-                         cache_write_tokens=min(written, usage["prompt_tokens"] - read))
+        usage = self._cached_usage(self._usage(text_in, out_text), cached)
+        self._billed(request, usage)
         return self._messages_reply(body.get("model", "fake"), content, stop, usage)
 
     async def _responses(self, request: web.Request) -> web.StreamResponse:
@@ -357,8 +398,7 @@ class FakeJudgeServer:
         fault = self.faults.next(self._rng)
         delay = self.latency.sample(self._rng)
         self._record(request, body, parse_prompt(""), [], fault, f"model:{name}")
-        if delay > 0:
-            await asyncio.sleep(delay)
+        await self._decode(delay)
         if fault is not None and (early := self._http_fault(fault, anthropic)) is not None:
             return await early
         answer = self.models[name].answer(messages, seed=body.get("seed"))
@@ -369,6 +409,7 @@ class FakeJudgeServer:
         if refused:
             answer = ModelAnswer(_REFUSAL, None, "refusal" if anthropic else "stop")
         usage = self._usage(text_in, answer.text + (answer.reasoning or ""))
+        self._billed(request, usage)
         if anthropic:
             content: list[dict[str, Any]] = []
             if answer.reasoning:
@@ -445,7 +486,11 @@ class FakeJudgeServer:
                       - usage.get("cache_write_tokens", 0),
                       "output_tokens": usage["completion_tokens"],
                       "cache_read_input_tokens": usage["cached_tokens"],
-                      "cache_creation_input_tokens": usage.get("cache_write_tokens", 0)},
+                      "cache_creation_input_tokens": usage.get("cache_write_tokens", 0),
+                      "cache_creation": {
+                          "ephemeral_5m_input_tokens": usage.get("cache_write_tokens", 0)
+                          - usage.get("cache_write_1h_tokens", 0),
+                          "ephemeral_1h_input_tokens": usage.get("cache_write_1h_tokens", 0)}},
         }
         return web.Response(body=orjson.dumps(payload), content_type="application/json")
 
@@ -469,8 +514,10 @@ class FakeJudgeServer:
     def _preflight(self, body: dict, anthropic: bool = False, responses: bool = False
                    ) -> web.Response:
         """A client's preflight request: answered OK, counted in :attr:`preflights`, never
-        in :attr:`requests` and never given a scripted fault (those are for judge calls)."""
+        in :attr:`requests` and never given a scripted fault (those are for judge calls); billed
+        one token in and one out."""
         self.preflights += 1
+        self.bill.live.add(input=1, output=1)
         if responses:
             payload: dict[str, Any] = {
                 "id": "resp_fake_preflight", "object": "response", "status": "completed",
@@ -509,9 +556,17 @@ class FakeJudgeServer:
         delay = self.latency.sample(self._rng)
         self._record(request, body, views, answers, fault,
                      stage_request.stage if stage_request is not None else None)
-        if delay > 0:
-            await asyncio.sleep(delay)
+        await self._decode(delay)
         return fault, views, answers
+
+    async def _decode(self, delay: float) -> None:
+        """A reply's time: ``delay`` in one of the server's slots (waiting for a free one)."""
+        if self._slots is None:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            return
+        async with self._slots:
+            await asyncio.sleep(delay)
 
     def _reject(self, request: web.Request, body: dict, text_in: str) -> None:
         self._count += 1
@@ -560,6 +615,26 @@ class FakeJudgeServer:
         if fault == "schema_mismatch":
             return '{"answer": "yes", "confidence": 0.9}', "stop"
         return data, "stop"
+
+    def _cached_usage(self, usage: dict[str, int], cached: Lookup | None) -> dict[str, int]:
+        """``usage`` with what the prompt cache read and wrote for the request (its reply is
+        being sent: what it wrote becomes readable now)."""
+        if cached is None or self.prompt_cache is None:
+            return usage
+        self.prompt_cache.replied(cached)
+        read = min(cached.read, usage["prompt_tokens"])
+        written = min(cached.written, usage["prompt_tokens"] - read)
+        return {**usage, "cached_tokens": read, "cache_write_tokens": written,
+                "cache_write_1h_tokens": written if cached.ttl == "1h" else 0}
+
+    def _billed(self, request: web.Request, usage: dict[str, int]) -> None:
+        """Add a reply's usage to :attr:`bill` (as a batch request's, if one of its batches)."""
+        read, written = usage.get("cached_tokens", 0), usage.get("cache_write_tokens", 0)
+        written_1h = usage.get("cache_write_1h_tokens", 0)
+        tally = self.bill.batch if request.headers.get(BATCH_HEADER) else self.bill.live
+        tally.add(input=usage["prompt_tokens"] - read - written, cache_read=read,
+                  cache_write_5m=written - written_1h, cache_write_1h=written_1h,
+                  output=usage["completion_tokens"])
 
     def _usage(self, text_in: str, text_out: str) -> dict[str, int]:
         if self.usage is not None:
