@@ -36,7 +36,7 @@ def export(
             log = write_run_log(run, out)
             [score] = log.results.scores
             line = (f"wrote {len(log.samples)} samples ({score.scored_samples} scored) to {out}; "
-                    f"open it with: inspect view --log-dir {out.parent or '.'}")
+                    f"open it with: inspect view --log-dir {out.parent}")
         else:
             from assay.runs.exports import export as export_run
 
