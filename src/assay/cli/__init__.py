@@ -17,6 +17,7 @@ from assay.cli import bank as _bank  # noqa: F401  bank build, select, prompt, s
 from assay.cli import consistency as _consistency  # noqa: F401  consistency
 from assay.cli import data as _data  # noqa: F401  data fetch, data list
 from assay.cli import eval as _eval  # noqa: F401  eval
+from assay.cli import export as _export  # noqa: F401  export
 from assay.cli import files as _files  # noqa: F401  validate, convert, schema
 from assay.cli import generate as _generate  # noqa: F401  generate
 from assay.cli import grade as _grade  # noqa: F401  grade

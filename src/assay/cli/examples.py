@@ -57,6 +57,7 @@ EXAMPLES: tuple[Example, ...] = (
             "--cache .assay/cache.sqlite",
             fake=""),
     Example("score", "assay score runs/mini --abstain zero --json scores.json"),
+    Example("export", "assay export runs/mini --inspect -o mini.eval"),
     Example("cache stats", "assay cache stats"),
     Example("cache clear", "assay cache clear --older-than 604800"),
     # The model under test

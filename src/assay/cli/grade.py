@@ -70,6 +70,10 @@ def grade(
     healthbench: bool = typer.Option(
         False, "--healthbench", help="HealthBench mode: simple-evals' grader prompt and the "
         "official HealthBench score."),
+    inspect_log: Path | None = typer.Option(
+        None, "--inspect-log", help="Grade the samples of an Inspect eval log (.eval or .json; "
+        "the inspect extra) instead of ITEMS: their outputs and, for an inspect_evals "
+        "HealthBench log, their rubrics (HealthBench mode, unless --rubric or --taxonomy)."),
     responses: Path | None = typer.Option(
         None, "--responses", help="JSONL of {prompt_id, response} to grade (HealthBench mode)."),
     ideal: bool = typer.Option(False, "--ideal", help="Grade the ideal completions."),

@@ -21,6 +21,13 @@ EXIT_INCOMPLETE = 4
 def run_grade(**args: Any) -> None:
     from assay.runs.repeats import is_study
 
+    if args.get("inspect_log") is not None:  # the items are the log's samples
+        from assay.cli.grade_inspect import with_inspect_log
+
+        try:
+            args = with_inspect_log(args)
+        except (AssayError, OSError) as exc:
+            fail(exc)
     if args["repeats"] > 1 or (args["resume"] is not None and is_study(args["resume"])):
         from assay.cli.grade_repeats import run_repeats
 
@@ -96,6 +103,10 @@ def _fields(args: dict[str, Any], names: Any) -> dict[str, Any]:
 def _source(args: dict[str, Any]):
     from assay.runs.sources import ItemSource, read_responses
 
+    if args.get("inspect_items") is not None:  # assay grade --inspect-log
+        from assay.cli.grade_inspect import log_source
+
+        return log_source(args)
     if not args["items"].exists():
         raise InputError(Issue(str(args["items"]), None, None, "no such file"))
     if args.get("conversations") is not None:  # seed 000's released rubric set + conversations
@@ -141,7 +152,7 @@ def _grade(args: dict[str, Any]):
         raise InputError([Issue(None, None, flag, "applies only with --taxonomy: give it or drop "
                                 "this option") for flag in given])
 
-    if args["items"] is None:
+    if args["items"] is None and args.get("inspect_items") is None:
         if args["resume"] is None:
             raise InputError(Issue(None, None, "ITEMS", "give the items to grade (or --resume RUN)"))
         operational = _fields(args, RunOptions.operational_fields())

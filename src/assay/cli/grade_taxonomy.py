@@ -34,7 +34,7 @@ def grade_with_taxonomy(args: dict[str, Any], options_of, source_of):
     if args["dry_run"]:
         raise InputError(Issue(None, None, "--dry-run", "routing calls a model: a dry run of "
                                "--taxonomy is not supported; use --router all to bound it"))
-    if args["items"] is None:
+    if args["items"] is None and args.get("inspect_items") is None:
         raise InputError(Issue(None, None, "ITEMS", "with --taxonomy give the items again "
                                "(--resume RUN reuses the stored routing, making no new call)"))
     from assay.routing.data import resolve_taxonomy
