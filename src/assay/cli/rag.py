@@ -245,10 +245,10 @@ def rag_merge_labels(
             yield f"{target}: {shown or 'none'}; {len(summary.unlabelled[target])} unlabelled"
             if summary.unlabelled[target]:
                 yield Note(f"note: {target}: no rule holds for " +
-                           ", ".join(summary.unlabelled[target]))
-            if summary.changed[target]:
-                yield Note(f"note: {target}: replaced an existing label of " +
-                           ", ".join(summary.changed[target]))
+                           ", ".join(summary.unlabelled[target]) + " (left unlabelled; a label "
+                           "they had is cleared)")
+            for replacement in summary.replaced[target]:
+                yield Note(f"note: {target}: replaced {replacement}")
         yield f"-> {out}"
 
     report(compute, show)
