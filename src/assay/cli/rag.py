@@ -215,9 +215,12 @@ def rag_table2(
                               test_size=test_size, targets=wanted)
 
     def show(table2):
+        from assay.cli.command import Note
         from assay.cli.tables.rag import held_out_table as render
 
-        return [render(table2)]
+        yield render(table2)
+        for target, why in table2.skipped.items():
+            yield Note(f"note: {target} left out: {why}")
 
     report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
 
