@@ -101,7 +101,10 @@ def _source(args: dict[str, Any]):
     if args.get("conversations") is not None:  # seed 000's released rubric set + conversations
         from assay.rubric_eval.released import released_items
 
-        source = ItemSource(items=released_items(args["items"], args["conversations"]))
+        notes: list[Issue] = []
+        source = ItemSource(items=released_items(args["items"], args["conversations"], notes))
+        for note in notes:  # a 0-point criterion, left out: a note, not a skipped record
+            stderr().print(f"note: {note}", highlight=False, soft_wrap=True)
     else:
         source = ItemSource(path=Path(args["items"]).resolve())
     if args.get("rubric") is not None and Path(args["rubric"]).is_dir():
