@@ -14,9 +14,10 @@ A request the endpoint refuses as too long for its context is a ``context_length
 never retried (:mod:`assay.judges.context_overflow`). Each attempt reserves its estimated cost
 from the budget before it is sent and settles it with its real cost (:mod:`assay.judges.budget`).
 
-Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
-the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
-in a fraction of a second on a fast endpoint and still gets a minute on a slow one. A timeout is
+Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else, on a free endpoint, a
+timeout fitted to its reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees
+its slot in a fraction of a second on a fast endpoint and still gets a minute on a slow one; a
+paid endpoint's attempt (:attr:`Judge.paid`) waits the ceiling, as abandoning it is billed. A timeout is
 retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
 (:mod:`assay.judges.limits`). A 429 with ``Retry-After`` waits what the server asks; the
 exponential backoff grows only with the retries that backed off, so a call that was asked to
@@ -117,8 +118,9 @@ class Judge:
         self.total_cost_usd = 0.0
         self.calls = 0
         self._deferred_check: asyncio.Future[Failure | None] | bool = False
-        self.timeouts = AttemptTimeouts(  # fitted to the endpoint if unset
-            config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s))
+        self.timeouts = AttemptTimeouts(  # fitted to a free endpoint if unset
+            config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s),
+            fitted=not self.paid)
         self.server: ServerInfo | None = None  # what the server said of itself, once asked
         self._server_asked: asyncio.Future[None] | None = None  # done once it has answered
         # A local preset's server is asked before the judge's first request, whoever made it:
@@ -128,6 +130,16 @@ class Judge:
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
+
+    @property
+    def paid(self) -> bool:
+        """Whether a provider bills this judge's every attempt: a price is known for its
+        model (the pricing table or the judge's ``price``) and it is not a local server. A
+        paid judge's attempts wait the ceiling before they are abandoned
+        (:mod:`assay.judges.timeouts`)."""
+        price = self._price
+        return (price is not None and (price.input > 0 or price.output > 0)
+                and self.config.provider not in LOCAL_PRESETS)
 
     @property
     def attempt_timeout_s(self) -> float:

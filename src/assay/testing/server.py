@@ -335,7 +335,7 @@ class FakeJudgeServer:
         messages = list(body.get("messages") or [])
         self._count += 1
         fault = self.faults.next(self._rng)
-        delay = self.latency.sample(self._rng)
+        delay = self.latency.sample(self._rng, text_in)
         self._record(request, body, parse_prompt(""), [], fault, f"model:{name}")
         if delay > 0:
             await asyncio.sleep(delay)
@@ -451,7 +451,7 @@ class FakeJudgeServer:
             views = parse_prompt(text_in)
             answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
         fault = self.faults.next(self._rng, text_in)
-        delay = self.latency.sample(self._rng)
+        delay = self.latency.sample(self._rng, text_in)
         self._record(request, body, views, answers, fault,
                      stage_request.stage if stage_request is not None else None)
         if delay > 0:
