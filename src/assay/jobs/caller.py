@@ -88,6 +88,7 @@ class StageCaller:
         self._send = via if via is not None else judge
         if store is not None:  # a resumed job: its attempt timeouts start fitted to its replies
             judge.timeouts.seed(store.reply_latencies(judge.id))
+            store.add_preflight(judge.take_preflight().as_dict())  # counted in the job's totals
 
     @property
     def model(self) -> str:
@@ -172,7 +173,7 @@ class StageCaller:
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens, cost_usd=reply.cost_usd,
             latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,
-            failure=failure))
+            failure=failure, estimated_usd=reply.estimated_usd, abandoned=reply.abandoned))
         if failure is not None:
             raise StageError(stage, item_id, failure,
                              reply.failure.kind if reply.failure is not None else None,

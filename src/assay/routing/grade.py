@@ -60,8 +60,8 @@ def routing_call_totals(store: CallStore, item_ids: set[str]) -> dict[str, Any]:
     stored under the id of the first item of its query), in the fields of the run's
     :class:`~assay.runs.store.Totals`. A call never sent (refused by the budget) is not one."""
     totals: dict[str, Any] = dict.fromkeys(("calls", "calls_ok", "cache_hits", "errors",
-                                            "prompt_tokens", "completion_tokens"), 0)
-    totals["cost_usd"] = 0.0
+                                            "prompt_tokens", "completion_tokens", "abandoned"), 0)
+    totals["cost_usd"] = totals["estimated_usd"] = 0.0
     for call in store.calls():
         if call.item_id not in item_ids or (call.attempts == 0 and not call.cached):
             continue
@@ -72,6 +72,8 @@ def routing_call_totals(store: CallStore, item_ids: set[str]) -> dict[str, Any]:
         totals["prompt_tokens"] += call.prompt_tokens
         totals["completion_tokens"] += call.completion_tokens
         totals["cost_usd"] += call.cost_usd
+        totals["estimated_usd"] += call.estimated_usd
+        totals["abandoned"] += call.abandoned
     return totals
 
 
