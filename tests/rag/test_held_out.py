@@ -91,13 +91,10 @@ def test_a_target_too_thin_to_split_is_skipped_with_why_and_the_others_computed(
     assert table.skipped["inappropriate"].startswith(
         "a stratified split needs 2+ labelled items of 2+ classes; have {'no': 12}")
     assert set(table.rows[0].f1) == set(table.average.f1) == {"harmful", "helpful"}
-
-
-def test_only_when_no_target_can_be_split_is_it_an_error_naming_each():
-    with pytest.raises(InputError, match="inappropriate: a stratified split needs") as error:
+    # only when no target can be split is it an error, naming each
+    with pytest.raises(InputError, match="inappropriate: a stratified split needs"):
         held_out_table(thin_inappropriateness(), source="human", families=["naive_bayes"],
                        targets=["inappropriate"])
-    assert "harmful" not in str(error.value)
 
 
 def test_rag_table2_prints_the_targets_it_can_split_and_a_note_for_the_others(tmp_path):

@@ -53,18 +53,15 @@ async def test_an_id_not_shown_or_a_placeholder_is_asked_again_never_activated(
 async def test_unknown_ids_still_named_after_the_reasks_are_dropped_and_the_known_kept(
         caller_on, tree):
     """Issue 40, point 5: a model that keeps naming an id outside the catalogue has answered;
-    one stray id must not unscore the item."""
-    caller, server = await caller_on(stages={"route_catalogue": {"rubric_ids": ["zz9", "a2"]}})
-    routing = await CatalogueRouter(Catalogue.from_taxonomy(tree), caller).route(
-        Item(id="q", prompt="LDL?"))
+    one stray id must not unscore the item. A reply without a list of ids still fails it."""
+    caller, server = await caller_on(stages={"route_catalogue": {"by_prompt": [
+        ["LDL?", {"rubric_ids": ["zz9", "a2"]}], ["Knee?", {"rubric_ids": "a2"}]]}})
+    router = CatalogueRouter(Catalogue.from_taxonomy(tree), caller)
+    routing = await router.route(Item(id="q", prompt="LDL?"))
     assert routing.ids == ["a2"] and routing.details["dropped_ids"] == ["zz9"]
     assert routing.calls == 1 and len(server.requests) == 3  # the reply and its 2 re-asks
-
-
-async def test_a_reply_without_a_list_of_ids_still_fails_after_the_reasks(caller_on, tree):
-    caller, _ = await caller_on(stages={"route_catalogue": {"rubric_ids": "a2"}})
     with pytest.raises(StageError, match="stage 'route_catalogue'"):
-        await CatalogueRouter(Catalogue.from_taxonomy(tree), caller).route(Item(id="q", prompt="?"))
+        await router.route(Item(id="r", prompt="Knee?"))
 
 
 async def test_the_relevance_router_rates_each_eligible_leaf_and_keeps_scores_at_threshold(

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from assay.jobs import CallStore, StageCaller, StageError
 from assay.judges import make_judge
 from assay.rubric_eval import prompts
 from assay.rubric_eval.cia import (
+    _NEGATIVE_MARKERS,
     atomize,
     coverage_decision,
     fallback_points,
@@ -92,10 +96,23 @@ async def test_a_reply_unparsed_in_the_final_pass_takes_the_authors_fallback(ser
     assert result["fallback_kind"] == "unreadable"
     assert result["fallback"].startswith("the atomiser's reply did not parse after the re-asks "
                                          "and a final pass")
-    assert [p["text"] for p in result["points"]] == [e.criterion for e in GOLD]
     assert len(server.requests) == 3  # the reply and its two re-asks
     [call] = store.calls("atoms:q1")  # the failed call stays in the trace
     assert not call.ok and "unparseable" in call.failure
+    # the fallback as seed 000's spec states it and the authors' code does it (quoted, with
+    # its source, in tests/data/papers/seed000_atomiser_fallback.json): one point per
+    # criterion, in order, negative for negative points or a prohibiting word
+    source = json.loads((Path(__file__).parents[1] / "data" / "papers"
+                         / "seed000_atomiser_fallback.json").read_text("utf-8"))
+    assert "If the LLM fails, each criterion becomes one point" in source["spec"]["text"]
+    assert list(_NEGATIVE_MARKERS) == source["code"]["negative_markers"]
+    assert [(p["ga_id"], p["text"], p["source_criterion_index"], p["axis"], p["polarity"])
+            for p in result["points"]] == [
+        ("q1_1", "Advises hydration.", 1, "completeness", "positive_requirement"),
+        ("q1_2", "Recommends steroids without assessment.", 2, "accuracy",
+         "negative_constraint")]  # points < 0
+    never = fallback_points("9", [RubricEntry(criterion="Never suggests aspirin.", points=4)])
+    assert [(p.axis, p.polarity) for p in never] == [("unknown", "negative_constraint")]
 
 
 @pytest.mark.parametrize("fault", ["server_error", "rate_limit", "timeout"])
@@ -110,28 +127,6 @@ async def test_a_transport_fault_never_takes_the_fallback_even_in_the_final_pass
             await atomize(StageCaller(judge, store), "q1", GOLD, final=True)
     assert failed.value.kind.value == fault
     assert not failed.value.unreadable
-
-
-def test_the_fallback_is_the_authors_documented_one():
-    """The fallback as seed 000's spec states it and the authors' code does it (quoted, with its
-    source, in tests/data/papers/seed000_atomiser_fallback.json)."""
-    import json
-    from pathlib import Path
-
-    source = json.loads((Path(__file__).parents[1] / "data" / "papers"
-                         / "seed000_atomiser_fallback.json").read_text("utf-8"))
-    assert "If the LLM fails, each criterion becomes one point" in source["spec"]["text"]
-    from assay.rubric_eval.cia import _NEGATIVE_MARKERS
-
-    assert list(_NEGATIVE_MARKERS) == source["code"]["negative_markers"]
-    gold = [RubricEntry(criterion="Advises rest.", points=5),
-            RubricEntry(criterion="Never suggests aspirin.", axis="safety", points=4),
-            RubricEntry(criterion="Mentions the dose.", axis="accuracy", points=-3)]
-    assert [(p.ga_id, p.text, p.source_criterion_index, p.axis, p.polarity)
-            for p in fallback_points("9", gold)] == [
-        ("9_1", "Advises rest.", 1, "unknown", "positive_requirement"),
-        ("9_2", "Never suggests aspirin.", 2, "safety", "negative_constraint"),   # its text
-        ("9_3", "Mentions the dose.", 3, "accuracy", "negative_constraint")]      # points < 0
 
 
 async def test_the_verifier_sees_the_numbered_criteria_and_one_gold_point(serve, tmp_path):
