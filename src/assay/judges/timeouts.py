@@ -20,19 +20,20 @@ the endpoint*:
   ceiling) until replies refit it. A few hung requests among many replies change nothing;
 * an attempt past its timeout is let go once an attempt sent after it has been answered (it
   was overtaken: the endpoint answers, but not this request), else at :data:`LONE_MULTIPLE`
-  times its timeout. A loaded machine stalls the client or a server on it as a whole: replies
-  then come late all together, none overtakes another, and none is abandoned for a stall of
-  less than that multiple. And the attempt is let go a few event-loop turns after its deadline
-  is seen (:data:`LET_GO_AFTER_TURNS`), so a reply that came while the process was starved,
-  read by the next poll of its sockets, finishes first.
+  times its timeout and at least :data:`LONE_MIN_S` after it. A loaded machine stalls the
+  client or a server on it as a whole: replies then come late all together, none overtakes
+  another, and none is abandoned for a stall shorter than that. And the attempt is let go a
+  few event-loop turns after its deadline is seen (:data:`LET_GO_AFTER_TURNS`), so a reply
+  that came while the process was starved, read by the next poll of its sockets, finishes
+  first.
 
 A judge whose every attempt is billed (a **paid endpoint**: a price is known for its model
 and it is not a local server) is not fitted at all (``fitted=False``): an attempt waits the
 ceiling (60 s by default, ``timeout_ceiling_s``) before it is abandoned. A provider bills an
 abandoned attempt in full, since the model generated the reply anyway: on an endpoint where 1%
 of the questions take 40 times the median (long reasoning answers), the fit abandoned and
-re-sent each of them several times (1.5% more requests, 1.6% more cost). A hung request on a
-paid endpoint costs a slot for the ceiling instead of money. Free endpoints (local servers,
+re-sent 0.8-1.5% more requests than calls, where waiting the ceiling re-sends none. A hung
+request on a paid endpoint costs a slot for the ceiling instead of money. Free endpoints (local servers,
 unpriced models) keep the fit, where a hung request's slot is what matters.
 
 On a 50 ms endpoint a hung request so frees its slot in about an eighth of a second once 256
@@ -73,6 +74,7 @@ SLOWEST_MULTIPLE = 2.0  # a full window's fit is at most this many times its slo
 FIT_AFTER = 16  # replies seen before the first fit, and between refits
 OUTCOMES = 8  # recent attempts whose timeouts can double the timeout
 LONE_MULTIPLE = 4.0  # an attempt no later one has overtaken waits this many times its timeout
+LONE_MIN_S = 1.0  # ... and at least this much longer than its timeout (a stall of the machine)
 LET_GO_AFTER_TURNS = 2  # event-loop turns between seeing a deadline passed and letting go
 _RESOLUTION = time.get_clock_info("monotonic").resolution  # as the event loop's timers
 
@@ -272,7 +274,7 @@ class _Attempt:
 
     def lone_deadline(self) -> float:
         """When the attempt is let go if no later attempt overtakes it (loop time)."""
-        return self._sent + LONE_MULTIPLE * self.limit
+        return self._sent + max(LONE_MULTIPLE * self.limit, self.limit + LONE_MIN_S)
 
     def next_look(self, now: float) -> float:
         """When the watch should look at this attempt next (loop time)."""
