@@ -22,7 +22,7 @@ def start_fake_judge(latency_ms: float, *options: str) -> tuple[subprocess.Popen
         [sys.executable, "-c", "from assay.cli import main; main()", "fake-judge", "--port",
          str(port), "--latency-ms", str(latency_ms), *options],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
+    for _ in range(300):  # up to 30 s: a loaded machine starts a process slowly
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return process, f"http://127.0.0.1:{port}/v1"

@@ -56,9 +56,10 @@ async def test_the_budget_is_counted_once_on_the_driver_for_all_workers(ray_clus
     async with FakeJudgeServer(policy=POLICY, usage={"prompt_tokens": 1000,
                                                      "completion_tokens": 0}) as server:
         judge = parse_spec(spec(server), price=ModelPrice(input=1000.0, output=0.0))  # $1 a call
-        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget_usd=5,
-                                   concurrency=2, run_dir=tmp_path / "run", executor="ray",
-                                   workers=2)
+        # $5 for the calls and $0.001 for the driver's preflight (one prompt token)
+        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge],
+                                   budget_usd=5.001, concurrency=2, run_dir=tmp_path / "run",
+                                   executor="ray", workers=2)
         assert first.status == "budget" and 5 <= first.totals.calls <= 6  # 2 in flight at most
         again = await assay.agrade(resume=first.run_dir, budget_usd=100, executor="ray", workers=2)
     assert again.status == "complete" and again.totals.calls == 24

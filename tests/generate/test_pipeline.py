@@ -228,9 +228,32 @@ async def test_resuming_with_another_model_is_refused(
 def test_a_dry_run_counts_the_calls_of_each_method(sample_kb, sample_queries):
     queries = read_queries(sample_queries)
     pipeline = estimate_generation(queries, method="pipeline", model="gpt-4.1", kb=sample_kb)
-    assert pipeline.n_calls == 3 * 8 and pipeline.priced and pipeline.usd > 0
+    # 3 queries x 8 stages, and the audit's refinement round (refine_rounds 1): at most 27
+    assert pipeline.n_calls == 3 * 9 and pipeline.priced and pipeline.usd > 0
+    assert pipeline.stages["audit_rubric"] == 6 and pipeline.stages["route"] == 3
     assert estimate_generation(queries, method="one-step", model="gpt-4.1").n_calls == 3
     assert estimate_generation(queries, method="generic", model="gpt-4.1").n_calls == 0
+
+
+async def test_the_dry_runs_calls_per_stage_are_the_calls_the_shipped_example_sends(
+        serve, sample_kb, sample_queries, sample_stages, tmp_path):
+    """Issue 40, point 3: the dry run counted one audit call a query where the shipped example
+    sends two (24 estimated, 27 sent); and the preflight request it also sends."""
+    from collections import Counter
+
+    from assay.judges.specs import config_from
+
+    server = await serve(stages=sample_stages)
+    spec = fake(server)
+    estimate = estimate_generation(read_queries(sample_queries), method="pipeline",
+                                   model="fake", kb=sample_kb, judges=[config_from(spec)])
+    result = await run(server, sample_queries, sample_kb, tmp_path)
+    assert result.status == "complete"
+    store = CallStore.open(result.job_dir / "calls.sqlite")
+    sent = Counter(c.stage for c in store.calls())
+    assert all(c.attempts == 1 for c in store.calls())  # no retry: the counts must be equal
+    assert estimate.stages == dict(sent) and sum(sent.values()) == estimate.n_calls == 27
+    assert estimate.preflight_requests == server.preflights == store.totals().preflight_requests == 1
 
 
 async def test_a_healthbench_file_gets_its_own_lines_back_with_generated_rubrics(

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from assay.cli import app
 from assay.errors import ConfigError
-from assay.grading.auditor_roles import ROLES, auditor_template
-from assay.grading.templates import builtin_template
+from assay.grading.auditor_roles import ROLES
+from assay.grading.templates import auditor_template, builtin_template
 from assay.testing import FakeJudgeServer
 
 PAPER = json.loads((Path(__file__).parent / "data" / "rubricstree_roles.json")
@@ -72,3 +72,16 @@ def test_assay_grade_with_a_role_sends_that_header_to_the_judge(tmp_path):
     assert out.exit_code == 0, out.output
     assert prompts and all(p.startswith(ROLES["patient-wellness-advocate"] + "\n\n### AUDIT")
                            for p in prompts)
+
+
+def test_the_roles_module_does_not_import_the_templates_module():
+    """The templates import the roles, never the other way (issue 40: no import cycle)."""
+    import ast
+
+    import assay.grading.auditor_roles as roles
+
+    tree = ast.parse(Path(roles.__file__).read_text("utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for alias in node.names}
+    assert not any(name and name.startswith("assay.grading.templates") for name in imported)

@@ -150,3 +150,46 @@ async def test_a_stage_prompt_over_the_context_fails_the_stage_as_context_length
                                              r"\(2,300 tokens\) does not fit") as failed:
             await StageCaller(judge, store).ask("facts", prompt("q"), SCHEMA, item_id="q1")
     assert failed.value.kind is FailureKind.CONTEXT_LENGTH and len(server.requests) == 1
+
+
+async def test_a_jobs_totals_count_its_judges_preflight_and_abandoned_attempts(serve, tmp_path):
+    """Issue 40, point 3: what the provider bills besides the stage calls' replies."""
+    server = await serve(stages={"facts": {"answer": "42"}},
+                         faults=Faults(script=["timeout"], hang_s=5.0),
+                         usage={"prompt_tokens": 1000, "completion_tokens": 0})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}", timeout_s=0.3,
+                          price={"input": 1000.0, "output": 0.0}) as judge:
+        await judge.check()
+        caller = StageCaller(judge, store)
+        await caller.ask("facts", prompt("q"), SCHEMA, item_id="q1")
+        StageCaller(judge, store)  # another caller of the judge: its preflight counted once
+    [call] = store.calls("q1")
+    assert call.abandoned == 1 and call.estimated_usd > 0
+    assert call.cost_usd == pytest.approx(1.0 + call.estimated_usd)
+    totals = store.totals()
+    assert (totals.preflight_requests, totals.abandoned) == (1, 1)
+    assert totals.cost_usd == pytest.approx(1.0 + call.estimated_usd + 0.001)
+    assert totals.estimated_usd == pytest.approx(call.estimated_usd)
+
+
+def test_a_call_store_written_before_the_billing_columns_is_brought_up_to_date(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "calls.sqlite"
+    old = sqlite3.connect(path)  # the store as written before issue 40
+    old.executescript("""
+CREATE TABLE calls (
+    key TEXT PRIMARY KEY, stage TEXT NOT NULL, item_id TEXT NOT NULL, judge TEXT NOT NULL,
+    model TEXT NOT NULL, messages TEXT NOT NULL, data TEXT, raw TEXT,
+    prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+    latency_s REAL NOT NULL, cached INTEGER NOT NULL, attempts INTEGER NOT NULL,
+    failure TEXT, finished_at REAL NOT NULL);
+INSERT INTO calls VALUES ('k', 'facts', 'q1', 'j', 'm', '[]', '{"answer": "1"}', '', 10, 2,
+                          0.5, 0.1, 0, 1, NULL, 1.0);""")
+    old.commit()
+    old.close()
+    store = CallStore.open(path)
+    [call] = store.calls()
+    assert (call.cost_usd, call.estimated_usd, call.abandoned) == (0.5, 0.0, 0)
+    assert store.totals().cost_usd == 0.5

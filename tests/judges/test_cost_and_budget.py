@@ -44,6 +44,59 @@ async def test_a_reask_adds_the_tokens_of_both_attempts(serve):
     assert reply.cost_usd == pytest.approx(2 * PER_CALL)
 
 
+async def test_an_attempt_abandoned_on_its_timeout_is_billed_at_its_estimate(serve):
+    """Issue 40, point 3: the provider generated the abandoned attempt's reply and bills it;
+    its usage never came back, so it is counted at its reservation and marked estimated."""
+    from assay.testing import Faults
+
+    server = await serve(usage=USAGE, faults=Faults(script=["timeout"], hang_s=5.0))
+    budget = Budget(max_usd=10.0)
+    async with judge_for(server, price=PRICE, timeout_s=0.2) as judge:
+        judge.budget = budget
+        estimate = judge.estimator.estimate(request().messages, request().schema,
+                                            judge.completion_limit(request()))
+        reply = await judge.ask(request())
+    assert reply.ok and reply.attempts == 2 and reply.abandoned == 1
+    assert reply.estimated_usd == pytest.approx(estimate) and estimate > PER_CALL
+    assert reply.cost_usd == pytest.approx(PER_CALL + estimate)
+    assert budget.spent_usd == pytest.approx(PER_CALL + estimate)  # the budget counts it too
+    assert judge.estimated_cost_usd == pytest.approx(estimate)
+
+
+async def test_an_unpriced_judges_abandoned_attempt_costs_nothing(serve):
+    from assay.testing import Faults
+
+    server = await serve(faults=Faults(script=["timeout"], hang_s=5.0))
+    async with judge_for(server, timeout_s=0.2) as judge:
+        reply = await judge.ask(request())
+    assert reply.ok and reply.abandoned == 1 and reply.cost_usd == reply.estimated_usd == 0.0
+
+
+async def test_the_preflight_is_reserved_from_the_budget_and_settled_at_its_cost(serve):
+    server = await serve()
+    budget = Budget(max_usd=1.0)
+    async with judge_for(server, price=PRICE) as judge:
+        judge.budget = budget
+        await judge.check()
+        spent = judge.take_preflight()
+    # the fake judge's preflight reply: 1 prompt and 1 completion token
+    assert (spent.requests, spent.prompt_tokens, spent.completion_tokens) == (1, 1, 1)
+    assert spent.cost_usd == pytest.approx((2.0 + 8.0) / 1e6)
+    assert budget.spent_usd == pytest.approx(spent.cost_usd) == judge.total_cost_usd
+    assert judge.take_preflight().requests == 0  # taken once, for one store
+
+
+async def test_a_budget_too_small_for_the_preflight_is_refused_before_any_call(serve):
+    from assay.errors import ConfigError
+
+    server = await serve()
+    async with judge_for(server, price=PRICE) as judge:
+        judge.budget = Budget(max_usd=1e-9)
+        with pytest.raises(ConfigError, match="cannot pay for its preflight request"):
+            await judge.check()
+    assert server.preflights == 0
+
+
 async def test_a_model_priced_in_the_shipped_table_costs_its_list_price(serve):
     server = await serve(usage={"prompt_tokens": 1_000_000, "completion_tokens": 0})
     async with judge_for(server) as judge:

@@ -11,6 +11,7 @@ from assay.judges.timeouts import (
     DEFAULT_TIMEOUT_S,
     FIT_AFTER,
     FLOOR_S,
+    LONE_MIN_S,
     OUTCOMES,
     WINDOW,
     AttemptTimeouts,
@@ -198,3 +199,104 @@ def test_a_seed_changes_nothing_once_replies_were_seen_or_with_a_user_timeout():
     user = AttemptTimeouts(5.0)
     user.seed([0.1] * FIT_AFTER)
     assert (seen.seconds, user.seconds) == (pytest.approx(0.4), 5.0)
+
+
+# --- issue 40: a paid endpoint's slow replies, and a loaded machine's -------------------------
+
+
+def test_a_paid_judge_is_not_fitted_a_free_or_local_one_is():
+    from assay.judges import make_judge
+
+    paid = make_judge("openai-compatible:gpt-4.1-mini@http://127.0.0.1:9/v1")  # a listed price
+    free = make_judge("openai-compatible:fake@http://127.0.0.1:9/v1")  # no price: free
+    local = make_judge("llamacpp:gpt-4.1-mini")  # a local server bills nothing
+    priced = make_judge("openai-compatible:fake@http://127.0.0.1:9/v1",
+                        price={"input": 1.0, "output": 2.0})
+    assert (paid.paid, free.paid, local.paid, priced.paid) == (True, False, False, True)
+    for _ in range(4 * FIT_AFTER):
+        paid.timeouts.replied(0.01)
+        free.timeouts.replied(0.01)
+    assert paid.timeouts.seconds == DEFAULT_TIMEOUT_S and free.timeouts.seconds == FLOOR_S
+    paid.timeouts.seed([0.01] * FIT_AFTER)
+    assert paid.timeouts.seconds == DEFAULT_TIMEOUT_S
+
+
+async def test_a_paid_judge_waits_for_a_reply_that_is_merely_slow(serve):
+    """A tenth of the questions take 60 times the median on every attempt (long answers): a
+    free judge abandons and re-sends them, a paid one (each attempt billed) waits for them."""
+    from assay.testing import Latency
+
+    server = await serve(latency=Latency.heavy_tail(0.005, share=0.1, factor=60.0, seed=3))
+    slow = [i for i in range(64) if server.latency.sample(None, f"c{i}") > 0.1]
+    assert slow  # the seed gives some slow questions (0.3 s)
+    async with judge_for(server, price={"input": 1.0, "output": 1.0},
+                         limits={"max_in_flight": 8}) as paid:
+        replies = await asyncio.gather(*(paid.ask(request(f"c{i}")) for i in range(64)))
+    assert all(r.ok and r.attempts == 1 for r in replies)
+    assert len(server.requests) == 64
+    async with judge_for(server, limits={"max_in_flight": 8}) as free:
+        replies = await asyncio.gather(*(free.ask(request(f"c{i}")) for i in range(64)))
+    assert all(r.ok for r in replies) and sum(r.attempts for r in replies) > 64
+
+
+async def test_replies_late_together_are_kept_a_hung_one_goes_once_overtaken_or_alone():
+    """A loaded machine stalls every reply at once: none overtakes another, so a stall shorter
+    than LONE_MULTIPLE times the timeout (and LONE_MIN_S more than it) abandons none. A hung
+    attempt is let go at its timeout once a later attempt has been answered, and alone then."""
+    timeouts = AttemptTimeouts()
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.01)  # the floor: 0.1 s
+    loop = asyncio.get_running_loop()
+
+    async def attempt(wait: float, delay: float = 0.0) -> float:
+        await asyncio.sleep(delay)
+        sent = loop.time()
+        async with timeouts.attempt():
+            await asyncio.sleep(wait)
+        return loop.time() - sent
+
+    stalled = await asyncio.gather(*(attempt(0.25) for _ in range(8)))
+    assert all(s >= 0.25 for s in stalled)  # 2.5 times the timeout: all kept
+    started = loop.time()
+    hung, later = await asyncio.gather(attempt(3600), attempt(0.15, delay=0.01),
+                                       return_exceptions=True)
+    assert isinstance(hung, TimeoutError) and isinstance(later, float)
+    assert loop.time() - started < FLOOR_S + LONE_MIN_S  # overtaken at 0.16 s: let go
+    started = loop.time()
+    with pytest.raises(TimeoutError):
+        await attempt(3600)
+    assert loop.time() - started >= FLOOR_S + LONE_MIN_S  # alone: 1.1 s (4 x 0.1 s is less)
+
+
+async def test_a_reply_read_in_the_same_loop_turn_as_its_deadline_is_kept():
+    """A starved process reads the reply and sees the deadline passed in one turn of its
+    event loop: the reply is read first (the attempt is let go a turn later, if still open)."""
+    import socket
+    import time
+
+    timeouts = AttemptTimeouts()
+    for _ in range(FIT_AFTER):
+        timeouts.replied(0.01)  # the floor: 0.1 s
+    loop = asyncio.get_running_loop()
+    ours, theirs = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=ours)
+
+    async def overtaking() -> None:
+        async with timeouts.attempt():
+            await asyncio.sleep(0.01)  # answered: the attempt below counts as overtaken
+
+    def stall() -> None:  # the reply arrives, then the process is starved past the deadline
+        theirs.send(b"x")
+        time.sleep(0.3)
+
+    async def waiting() -> bytes:
+        async with timeouts.attempt():
+            loop.call_later(0.05, stall)
+            await overtaking()
+            return await reader.read(1)
+
+    try:
+        assert await asyncio.wait_for(waiting(), timeout=20) == b"x"
+    finally:
+        writer.close()
+        theirs.close()

@@ -77,12 +77,40 @@ def test_the_average_row_is_the_mean_over_the_families(table):
         assert table.average.f1["inappropriate"][k] == pytest.approx(np.mean(values))
 
 
-def test_a_target_too_thin_to_split_is_an_error_naming_it():
-    items = labelled_items(12)
+def thin_inappropriateness(n=12):
+    items = labelled_items(n)
     for i in items:
         i.labels.inappropriate = "no"
+    return items
+
+
+def test_a_target_too_thin_to_split_is_skipped_with_why_and_the_others_computed():
+    table = held_out_table(thin_inappropriateness(), source="human", families=["naive_bayes"])
+    assert [s.target for s in table.splits] == ["harmful", "helpful"]
+    assert list(table.skipped) == ["inappropriate"]
+    assert table.skipped["inappropriate"].startswith(
+        "a stratified split needs 2+ labelled items of 2+ classes; have {'no': 12}")
+    assert set(table.rows[0].f1) == set(table.average.f1) == {"harmful", "helpful"}
+    # only when no target can be split is it an error, naming each
     with pytest.raises(InputError, match="inappropriate: a stratified split needs"):
-        held_out_table(items, source="human", families=["naive_bayes"])
+        held_out_table(thin_inappropriateness(), source="human", families=["naive_bayes"],
+                       targets=["inappropriate"])
+
+
+def test_rag_table2_prints_the_targets_it_can_split_and_a_note_for_the_others(tmp_path):
+    from typer.testing import CliRunner
+
+    from assay.cli import app
+    from assay.rag.items import write_rag_items
+
+    write_rag_items(thin_inappropriateness(40), tmp_path / "items.jsonl")
+    result = CliRunner().invoke(app, [
+        "rag", "table2", str(tmp_path / "items.jsonl"), "--features", "human", "--models",
+        "naive_bayes", "--targets", "inappropriate,harmful"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "note: inappropriate left out: a stratified split needs 2+ labelled items" in text
+    assert "Unharm" in text and "Inap Y" not in text
 
 
 def test_the_cross_validation_report_calls_its_figures_the_selections_optimistic_estimate():

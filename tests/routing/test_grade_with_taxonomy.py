@@ -105,6 +105,34 @@ async def test_the_python_api_routes_grades_and_returns_the_routings(serve, tmp_
     assert result.report.scores.scoring.formula == "pass-rate"
 
 
+async def test_an_unknown_id_dropped_by_the_router_leaves_the_item_scored_and_is_recorded(
+        serve, tmp_path, tree):
+    """Issue 40, point 5: the routing record, the run's summary and its report name the
+    dropped ids; the item is graded on the known ones."""
+    from assay.item import Item
+    from assay.report import write_report
+    from assay.routing.run import aroute_and_grade
+    from assay.runs import RunOptions
+
+    server = await serve(stages={"route_catalogue": {"rubric_ids": ["a1", "bogus.9"]},
+                                 "auditor": {"output": "Yes. [1]"}})
+    spec = f"openai-compatible:fake@{server.base_url}"
+    result = await aroute_and_grade([Item(id="q0", prompt="Chest pain?", response="Go to A&E.")],
+                                    tree, RunOptions(judges=[spec], templates={
+                                        "binary": "auditor"}), tmp_path / "run",
+                                    router="catalogue")
+    assert result.report.status == "complete" and result.report.scores.overall == 1.0
+    assert result.routings["q0"].ids == ["a1"]
+    assert result.routings["q0"].details["dropped_ids"] == ["bogus.9"]
+    assert result.summary["dropped_ids"] == {"q0": ["bogus.9"]}
+    store = RunStore.open(tmp_path / "run")
+    stored = json.loads(store.meta("routing"))
+    store.close()
+    assert stored["items"]["q0"]["details"]["dropped_ids"] == ["bogus.9"]
+    html = write_report([tmp_path / "run"], tmp_path / "r.html").read_text()
+    assert "unknown leaf ids dropped (after the re-asks): q0: bogus.9" in html
+
+
 def test_routing_calls_use_the_runs_response_cache(tmp_path):
     cache = str(tmp_path / "cache.sqlite")
     with FakeJudgeServer.run_in_thread(stages=STAGES) as server:

@@ -50,6 +50,20 @@ async def test_an_id_not_shown_or_a_placeholder_is_asked_again_never_activated(
     assert "is not one of" in server.requests[1]["body"]["messages"][-1]["content"]
 
 
+async def test_unknown_ids_still_named_after_the_reasks_are_dropped_and_the_known_kept(
+        caller_on, tree):
+    """Issue 40, point 5: a model that keeps naming an id outside the catalogue has answered;
+    one stray id must not unscore the item. A reply without a list of ids still fails it."""
+    caller, server = await caller_on(stages={"route_catalogue": {"by_prompt": [
+        ["LDL?", {"rubric_ids": ["zz9", "a2"]}], ["Knee?", {"rubric_ids": "a2"}]]}})
+    router = CatalogueRouter(Catalogue.from_taxonomy(tree), caller)
+    routing = await router.route(Item(id="q", prompt="LDL?"))
+    assert routing.ids == ["a2"] and routing.details["dropped_ids"] == ["zz9"]
+    assert routing.calls == 1 and len(server.requests) == 3  # the reply and its 2 re-asks
+    with pytest.raises(StageError, match="stage 'route_catalogue'"):
+        await router.route(Item(id="r", prompt="Knee?"))
+
+
 async def test_the_relevance_router_rates_each_eligible_leaf_and_keeps_scores_at_threshold(
         caller_on, tree):
     scores = {"chest pain": 5, "red-flag": 4, "plain language": 3, "LDL-C": 2}

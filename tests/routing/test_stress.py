@@ -225,3 +225,51 @@ def test_a_configured_instruction_library_is_used_and_bad_entries_named(tmp_path
         load_library(library)
     assert "unsafe.yaml: [0].text" in str(error.value)
     assert "unsafe.yaml: [1].topics" in str(error.value)
+
+
+def _stress_inputs(tmp_path):
+    tree = tmp_path / "tree.yaml"
+    tree.write_text(yaml.safe_dump(hand_built_tree().model_dump(mode="json")))
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": i, "prompt": f"question {i}?",
+                                         "health_memory": MEMORY}) + "\n" for i in "ab"))
+    for name in ("clean", "wrong"):
+        (tmp_path / f"{name}.jsonl").write_text("".join(
+            json.dumps({"id": i, "response": f"{name} {i}"}) + "\n" for i in "ab"))
+    return ["stress", "run", str(items), "--taxonomy", str(tree), "--router", "all",
+            "--quiet", "--run-dir", str(tmp_path / "stress"), "--json", str(tmp_path / "s.json"),
+            "--responses", f"clean={tmp_path / 'clean.jsonl'}",
+            "--responses", f"inaccurate_user_data={tmp_path / 'wrong.jsonl'}"]
+
+
+def test_stress_run_exits_4_with_its_status_when_every_item_failed(tmp_path):
+    """Issue 40, point 4: no "items 0, DR n/a" and exit 0; the JSON says why."""
+    from assay.testing import Faults
+
+    # every grading call refused as too long (HTTP 400: not retried), so every item fails
+    faults = Faults(at={"### Output": ["context_overflow"] * 1000})
+    with FakeJudgeServer.run_in_thread(stages={"auditor": {"output": "Reason: ok. [1]"}},
+                                       faults=faults) as server:
+        out = CliRunner().invoke(app, [*_stress_inputs(tmp_path), "--judge",
+                                       f"openai-compatible:fake@{server.base_url}", "--runs", "1"])
+    assert out.exit_code == 4, out.output
+    figures = json.loads((tmp_path / "s.json").read_text())
+    assert figures["status"] == "incomplete"
+    assert figures["statuses"] == {"clean": ["incomplete"], "inaccurate_user_data": ["incomplete"]}
+    assert "status: incomplete" in " ".join(out.output.split())
+
+
+def test_stress_run_sums_every_runs_calls_in_each_conditions_summary(tmp_path):
+    with FakeJudgeServer.run_in_thread(stages={"auditor": {"output": "Reason: ok. [1]"}}) as server:
+        out = CliRunner().invoke(app, [*_stress_inputs(tmp_path), "--judge",
+                                       f"openai-compatible:fake@{server.base_url}", "--runs", "3"])
+        graded = sum(r.get("stage") == "auditor" for r in server.requests)
+    assert out.exit_code == 0, out.output
+    figures = json.loads((tmp_path / "s.json").read_text())
+    assert figures["status"] == "complete"
+    calls = figures["routing"]
+    # 2 items x 4 leaves, graded in each of 3 runs, per condition
+    assert [calls[c]["grading_calls_made"] for c in ("clean", "inaccurate_user_data")] == [24, 24]
+    assert calls["clean"]["grading_totals"]["calls"] == 24 == graded / 2
+    assert [r["grading_calls_made"] for r in calls["clean"]["runs"]] == [8, 8, 8]
+    assert calls["clean"]["measured_calls_per_item"] == 12.0

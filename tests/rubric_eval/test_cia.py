@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from assay.jobs import CallStore, StageCaller, StageError
 from assay.judges import make_judge
 from assay.rubric_eval import prompts
 from assay.rubric_eval.cia import (
+    _NEGATIVE_MARKERS,
     atomize,
     coverage_decision,
     fallback_points,
@@ -72,15 +76,57 @@ async def test_a_refusing_atomiser_falls_back_to_the_criteria(serve, tmp_path):
     assert [p["text"] for p in result["points"]] == [e.criterion for e in GOLD]
 
 
-async def test_an_atomiser_call_that_fails_fails_its_query_instead_of_falling_back(serve,
-                                                                                  tmp_path):
-    """Issue 27, point 12: an unparsed reply is a fault, not the model's answer; a clean run
-    would have atomised, so the fallback's points would differ from a clean run's."""
+async def test_an_unparsed_atomiser_reply_fails_its_query_before_the_final_pass(serve,
+                                                                               tmp_path):
+    """The job's first pass: the query fails, and the final pass asks it once more."""
     server = await serve(stages={prompts.ATOMIZE: "never json"})
     store = CallStore.open(tmp_path / "calls.sqlite")
     async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
         with pytest.raises(StageError, match="stage 'cia_atomize': unparseable"):
             await atomize(StageCaller(judge, store), "q1", GOLD)
+
+
+async def test_a_reply_unparsed_in_the_final_pass_takes_the_authors_fallback(serve, tmp_path):
+    """Issue 40, point 5: a reply that still does not parse after the re-asks and the final pass
+    is the model's deterministic answer, not a fault: one point per criterion, recorded."""
+    server = await serve(stages={prompts.ATOMIZE: "never json"})
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        result = await atomize(StageCaller(judge, store), "q1", GOLD, final=True)
+    assert result["fallback_kind"] == "unreadable"
+    assert result["fallback"].startswith("the atomiser's reply did not parse after the re-asks "
+                                         "and a final pass")
+    assert len(server.requests) == 3  # the reply and its two re-asks
+    [call] = store.calls("atoms:q1")  # the failed call stays in the trace
+    assert not call.ok and "unparseable" in call.failure
+    # the fallback as seed 000's spec states it and the authors' code does it (quoted, with
+    # its source, in tests/data/papers/seed000_atomiser_fallback.json): one point per
+    # criterion, in order, negative for negative points or a prohibiting word
+    source = json.loads((Path(__file__).parents[1] / "data" / "papers"
+                         / "seed000_atomiser_fallback.json").read_text("utf-8"))
+    assert "If the LLM fails, each criterion becomes one point" in source["spec"]["text"]
+    assert list(_NEGATIVE_MARKERS) == source["code"]["negative_markers"]
+    assert [(p["ga_id"], p["text"], p["source_criterion_index"], p["axis"], p["polarity"])
+            for p in result["points"]] == [
+        ("q1_1", "Advises hydration.", 1, "completeness", "positive_requirement"),
+        ("q1_2", "Recommends steroids without assessment.", 2, "accuracy",
+         "negative_constraint")]  # points < 0
+    never = fallback_points("9", [RubricEntry(criterion="Never suggests aspirin.", points=4)])
+    assert [(p.axis, p.polarity) for p in never] == [("unknown", "negative_constraint")]
+
+
+@pytest.mark.parametrize("fault", ["server_error", "rate_limit", "timeout"])
+async def test_a_transport_fault_never_takes_the_fallback_even_in_the_final_pass(
+        serve, tmp_path, fault):
+    server = await serve(stages={prompts.ATOMIZE: {"gold_atomic_points": []}},
+                         faults=Faults(script=[fault] * 3, retry_after=0.0, hang_s=5.0))
+    store = CallStore.open(tmp_path / "calls.sqlite")
+    async with make_judge(f"openai-compatible:fake@{server.base_url}", timeout_s=0.2,
+                          retry={"max_retries": 1, "base_delay_s": 0.0}) as judge:
+        with pytest.raises(StageError) as failed:
+            await atomize(StageCaller(judge, store), "q1", GOLD, final=True)
+    assert failed.value.kind.value == fault
+    assert not failed.value.unreadable
 
 
 async def test_the_verifier_sees_the_numbered_criteria_and_one_gold_point(serve, tmp_path):

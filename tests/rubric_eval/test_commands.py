@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli import app
-from assay.testing import FakeJudgeServer
+from assay.testing import FakeJudgeServer, Faults
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "rubric_eval"
 GOLD = ["--gold", str(EXAMPLES / "reference_rubrics.jsonl"),
@@ -126,3 +126,41 @@ def test_a_bad_rubric_option_is_a_clear_error(spec, tmp_path):
                                       "--rubrics", "ours", "--judge", spec, "--out",
                                       str(tmp_path / "j")])
     assert result.exit_code == 1 and "expected NAME=FILE (or none)" in result.output
+
+
+def test_cia_finishes_with_the_atomisers_fallback_recorded_when_its_reply_never_parses(tmp_path):
+    """Issue 40, point 5: the job ends complete, each query's gold points the authors'
+    fallback, counted in cia.json per kind and per rubric set."""
+    stages = json.loads((EXAMPLES / "stages.json").read_text())
+    stages["cia_atomize"] = "never json"
+    with FakeJudgeServer.run_in_thread(stages=stages) as server:
+        out = tmp_path / "cia"
+        result = run("cia", EXAMPLES / "our_rubrics.jsonl", "--gold",
+                     EXAMPLES / "reference_rubrics.jsonl", "--against",
+                     EXAMPLES / "gpt4o_rubrics.jsonl", "--judge",
+                     f"openai-compatible:fake@{server.base_url}", "--out", out, "--quiet")
+        atomiser = [r for r in server.requests if r.get("stage") == "cia_atomize"]
+    assert len(atomiser) == 3 * 6  # per query: the reply and 2 re-asks, twice (the final pass)
+    cia = json.loads((out / "cia.json").read_text())
+    assert cia["atomisation_fallback_counts"] == {"refused": 0, "unreadable": 3,
+                                                  "no_usable_point": 0, "total": 3}
+    assert cia["atomisation_fallbacks_per_set"] == {"candidate": 3, "against": 3}
+    atoms = rows(out / "gold_atomic_points.jsonl")
+    assert [a["fallback_kind"] for a in atoms] == ["unreadable"] * 3
+    assert [a["gold_atomic_count"] for a in atoms] == [a["source_rubric_count"] for a in atoms]
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+    assert "3 by the atomiser's fallback, one point per criterion: 3 unreadable" in " ".join(
+        result.output.split())
+
+
+def test_cia_exits_4_for_an_incomplete_job(tmp_path):
+    """As every other job with failed items (issue 40, point 4)."""
+    stages = json.loads((EXAMPLES / "stages.json").read_text())
+    faults = Faults(at={"Hypothesis": ["context_overflow"]})  # one verification refused
+    with FakeJudgeServer.run_in_thread(stages=stages, faults=faults) as server:
+        result = CliRunner().invoke(app, [str(a) for a in (
+            "cia", EXAMPLES / "our_rubrics.jsonl", "--gold", EXAMPLES / "reference_rubrics.jsonl",
+            "--judge", f"openai-compatible:fake@{server.base_url}", "--out", tmp_path / "cia",
+            "--quiet")])
+    assert result.exit_code == 4, result.output
+    assert json.loads((tmp_path / "cia" / "manifest.json").read_text())["status"] == "incomplete"

@@ -273,3 +273,46 @@ def test_grade_reads_a_released_rubric_set_with_its_conversations_by_index(tmp_p
     assert [i["item_id"] for i in summary["items"]] == ["1", "59"]  # 5's reference is empty
     assert [i["n_scored"] for i in summary["items"]] == [released["1"], released["59"]]
     assert any("how to reduce bloating" in json.dumps(r["body"]) for r in server.requests)
+
+
+INDEX22 = RELEASED / "index22"  # the release's one rubric with a 0-point criterion
+
+
+def test_grade_leaves_out_a_released_0_point_criterion_with_a_note_and_grades_the_rest(tmp_path):
+    """Issue 40, point 5: `assay grade` reads final_rubrics.jsonl as `rubric stats`, `cia` and
+    `nearmiss judge` do, instead of stopping on "weight is 0" without file or line."""
+    released = json.loads((INDEX22 / "final_rubrics.jsonl").read_text())["generated_rubrics"]
+    assert [e["points"] for e in released].count(0) == 1 and released[4]["points"] == 0
+    with FakeJudgeServer.run_in_thread(policy="MET") as server:
+        result = invoke("grade", INDEX22 / "final_rubrics.jsonl",
+                        "--conversations", INDEX22 / "conversations.txt",
+                        "--responses", INDEX22 / "reference_responses.jsonl", "--healthbench",
+                        "--judge", f"openai-compatible:fake@{server.base_url}",
+                        "--run-dir", tmp_path / "run", "--quiet", "--json", tmp_path / "s.json")
+        graded = len(server.requests)
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert (f"note: {INDEX22 / 'final_rubrics.jsonl'}:1: generated_rubrics[4].points: 0 points: "
+            "cannot count for or against an answer; left out of grading") in output
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["status"] == "complete" and graded == len(released) - 1 == 14
+    [item] = summary["items"]
+    assert item["item_id"] == "22" and item["n_scored"] == 14
+    stats = invoke("rubric", "stats", INDEX22 / "final_rubrics.jsonl", "--json")  # keeps it
+    assert stats.exit_code == 0 and json.loads(stats.output)["items"] == 15
+
+
+def test_a_released_rubric_that_cannot_be_graded_is_an_error_naming_file_line_and_field(tmp_path):
+    lines = (RELEASED / "final_rubrics.jsonl").read_text().splitlines()
+    row = json.loads(lines[1])
+    row["generated_rubrics"] = [{"criterion": "Says something.", "axis": "accuracy",
+                                 "points": 0}]  # nothing left to grade
+    bad = tmp_path / "final.jsonl"
+    bad.write_text(lines[0] + "\n" + json.dumps(row) + "\n")
+    result = invoke("grade", bad, "--conversations", RELEASED / "conversations.txt",
+                    "--responses", RELEASED / "reference_responses.jsonl", "--healthbench",
+                    "--judge", "openai-compatible:fake@http://127.0.0.1:9/v1",
+                    "--run-dir", tmp_path / "run", "--quiet")
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert f"{bad}:2: generated_rubrics" in output, output

@@ -57,8 +57,11 @@ async def test_a_batch_run_costs_half_a_live_run(serve, tmp_path, items_file, ru
     live = await assay.agrade(items_file, rubric=rubric_file, judges=[config], run_dir=tmp_path / "l")
     batch = await assay.agrade(items_file, rubric=rubric_file, judges=[config], executor="batch",
                                batch_poll_s=0.02, run_dir=tmp_path / "b")
-    assert live.report.totals.cost_usd == pytest.approx(24 * 0.0024)
-    assert batch.report.totals.cost_usd == pytest.approx(live.report.totals.cost_usd / 2)
+    # the one live preflight request of each run: 1 prompt and 1 completion token
+    preflight = (1 * 2.0 + 1 * 8.0) / 1e6
+    assert live.report.totals.preflight_requests == batch.report.totals.preflight_requests == 1
+    assert live.report.totals.cost_usd == pytest.approx(24 * 0.0024 + preflight)
+    assert batch.report.totals.cost_usd == pytest.approx(24 * 0.0024 / 2 + preflight)
 
 
 async def test_requests_failing_in_every_batch_leave_the_run_incomplete_without_verdicts(

@@ -75,6 +75,7 @@ def test_a_dry_run_does_not_count_the_calls_the_cache_answers(tmp_path, items_fi
                              str(tmp_path / "second"), json_out=tmp_path / "plan.json")
     assert code == 0
     assert (plan["calls"], plan["cached"], plan["finished"]) == (0, 24, 0)
+    assert plan["preflight_requests"] == 0  # a run served from the cache sends none
     assert not (tmp_path / "second").exists()  # a dry run makes no run
 
 
@@ -98,6 +99,29 @@ def test_a_dry_run_shows_the_live_and_the_batch_price(tmp_path, items_file, rubr
                          "openai-compatible:gpt-4.1-mini@http://127.0.0.1:9/v1",
                          json_out=tmp_path / "plan.json")
     assert code == 0 and plan["usd_est"] > 0
-    assert plan["usd_batch_est"] == pytest.approx(plan["usd_est"] / 2, abs=1e-6)
-    assert plan["judges"][0]["usd_batch_est"] == pytest.approx(plan["judges"][0]["usd_est"] / 2,
-                                                               abs=1e-6)
+    preflight = plan["judges"][0]["preflight_usd_est"]  # a live request either way
+    assert plan["usd_batch_est"] == pytest.approx((plan["usd_est"] - preflight) / 2 + preflight,
+                                                  abs=1e-6)
+    assert plan["judges"][0]["usd_batch_est"] == pytest.approx(
+        (plan["judges"][0]["usd_est"] - preflight) / 2 + preflight, abs=1e-6)
+
+
+def test_a_dry_run_counts_each_judges_preflight_request_and_its_price(tmp_path, items_file,
+                                                                     rubric_file):
+    """Issue 40, point 3: the preflight is sent and paid before the first call."""
+    import orjson
+
+    from assay.judges.judge import PREFLIGHT_MAX_TOKENS, PREFLIGHT_PROMPT, PREFLIGHT_SCHEMA
+    from assay.judges.pricing import tokens_in
+
+    code, plan = dry_run(str(items_file), "--rubric", str(rubric_file), "--judge",
+                         "openai-compatible:gpt-4.1-mini@http://127.0.0.1:9/v1",
+                         json_out=tmp_path / "plan.json")
+    [judge] = plan["judges"]
+    assert code == 0 and plan["preflight_requests"] == judge["preflight_requests"] == 1
+    # gpt-4.1-mini: $0.40 in and $1.60 out per million tokens; the check's prompt and schema,
+    # and its 16-token reply
+    prompt = tokens_in(len(PREFLIGHT_PROMPT) + len(orjson.dumps(PREFLIGHT_SCHEMA)))
+    expected = round((prompt * 0.40 + PREFLIGHT_MAX_TOKENS * 1.60) / 1e6, 6)
+    assert judge["preflight_usd_est"] == pytest.approx(expected, abs=1e-9)
+    assert judge["usd_est"] > judge["preflight_usd_est"] > 0  # the calls' and the preflight's

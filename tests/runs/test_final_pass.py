@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from tests.runs.conftest import POLICY, rows, spec, write_items
 from typer.testing import CliRunner
 
@@ -142,7 +143,9 @@ async def test_the_recovered_call_carries_the_tokens_and_cost_of_every_pass(tmp_
         )
     assert run.status == "complete"
     assert rows(run.run_dir, THE_CALL) == [("ok", 4, 400)]
-    assert run.totals.cost_usd == 8 + 3  # eight calls, and the three replies that did not parse
+    # eight calls, the three replies that did not parse, and the preflight's 1 prompt token
+    assert run.totals.cost_usd == pytest.approx(8 + 3 + 0.01)
+    assert run.totals.preflight_requests == 1
 
 
 async def test_a_final_pass_refused_by_the_budget_records_the_failure_it_had(tmp_path, rubric_file):
@@ -152,15 +155,16 @@ async def test_a_final_pass_refused_by_the_budget_records_the_failure_it_had(tmp
     async with FakeJudgeServer(policy=POLICY, faults=faults, usage=usage) as server:
         judge = parse_spec(spec(server), price=ModelPrice(input=1000.0, output=0.0))  # $1/reply
         run = await assay.agrade(
-            items, rubric=rubric_file, judges=[judge], budget_usd=10, run_dir=tmp_path / "run"
-        )  # 8 calls and 2 re-asks: $10
+            items, rubric=rubric_file, judges=[judge], budget_usd=10.001,
+            run_dir=tmp_path / "run"
+        )  # the preflight ($0.001: one prompt token), 8 calls and 2 re-asks: $10.001
         assert len(of_the_call(server)) == 3  # the final pass was refused before it was sent
     assert run.status == "budget"
     # the call's failure is stored with its cost (never lost, never a verdict); a resume with a
     # larger budget retries it
     assert rows(run.run_dir, THE_CALL) == [("error", 3, 3000)]
     assert rows(run.run_dir, "SELECT kind FROM errors") == [("unparseable",)]
-    assert run.totals.cost_usd == 10
+    assert run.totals.cost_usd == pytest.approx(10.001)
     assert final_pass(run.run_dir) == {"asked_again": 0, "recovered": 0}
 
 

@@ -138,8 +138,9 @@ async def test_budget_stops_cleanly_and_a_larger_budget_finishes(tmp_path, items
     async with FakeJudgeServer(policy=POLICY, usage={"prompt_tokens": 1000,
                                                      "completion_tokens": 0}) as server:
         judge = parse_spec(spec(server), price=ModelPrice(input=1000.0, output=0.0))  # $1 per call
-        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge], budget_usd=5,
-                                   concurrency=1, run_dir=tmp_path / "run")
+        # $5 for the calls and $0.001 for the preflight (one prompt token)
+        first = await assay.agrade(items_file, rubric=rubric_file, judges=[judge],
+                                   budget_usd=5.001, concurrency=1, run_dir=tmp_path / "run")
         assert first.status == "budget"
         assert 5 <= first.totals.calls < 24
         again = await assay.agrade(resume=first.run_dir, budget_usd=100)

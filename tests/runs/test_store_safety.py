@@ -77,6 +77,23 @@ def test_a_dropped_table_is_not_silently_recreated(finished_run):
 # -- one writer per run ------------------------------------------------------------------------
 
 
+def test_a_store_written_before_the_billing_columns_is_read_and_resumed(finished_run):
+    """Issue 40: calls.estimated_usd and calls.abandoned were added; an older store is read as
+    it is (they read 0) and gets them when opened to write."""
+    from assay.runs.store import RunStore
+
+    db = sqlite3.connect(finished_run / "run.sqlite")
+    db.executescript("ALTER TABLE calls DROP COLUMN abandoned; "
+                     "ALTER TABLE calls DROP COLUMN estimated_usd;")
+    db.close()
+    read = RunStore(finished_run / "run.sqlite", read_only=True)
+    totals = read.totals()
+    read.close()
+    assert (totals.calls, totals.estimated_usd, totals.abandoned) == (24, 0.0, 0)
+    RunStore.open(finished_run, write=True).close()
+    assert "estimated_usd" in [c for (_, c, *_) in rows(finished_run, "PRAGMA table_info(calls)")]
+
+
 def test_a_locked_run_is_not_resumed_twice(tmp_path, items_file, rubric_file):
     run = tmp_path / "run"
     with FakeJudgeServer.run_in_thread(policy=POLICY) as server:

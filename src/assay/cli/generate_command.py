@@ -52,12 +52,14 @@ def _dry_run(args: dict[str, Any]) -> None:
     from assay.judges.specs import config_from
 
     queries = read_queries(args["queries"])
-    model = config_from(args["model"], args["config"]).model if args["model"] else "-"
+    judges = [config_from(spec, args["config"]) for spec in dict.fromkeys(
+        s for s in (args["model"], args["fast_model"]) if s)]
+    model = judges[0].model if judges else "-"
     kb = KnowledgeBase.load(args["kb"]) if args["kb"] is not None else None
     estimate = estimate_generation(
         queries, method=args["method"], model=model, kb=kb,
         config=GenerateConfig(method=args["method"], **_settings(args)),
-        templates=load_templates(args["templates"]))
+        templates=load_templates(args["templates"]), judges=judges)
     stdout().print(estimate_table(estimate, model, n_queries=len(queries), method=args["method"]))
 
 

@@ -112,7 +112,10 @@ def _source(args: dict[str, Any]):
     if args.get("conversations") is not None:  # seed 000's released rubric set + conversations
         from assay.rubric_eval.released import released_items
 
-        source = ItemSource(items=released_items(args["items"], args["conversations"]))
+        notes: list[Issue] = []
+        source = ItemSource(items=released_items(args["items"], args["conversations"], notes))
+        for note in notes:  # a 0-point criterion, left out: a note, not a skipped record
+            stderr().print(f"note: {note}", highlight=False, soft_wrap=True)
     else:
         source = ItemSource(path=Path(args["items"]).resolve())
     if args.get("rubric") is not None and Path(args["rubric"]).is_dir():
@@ -209,18 +212,21 @@ def _dry_run(source, options, args: dict[str, Any]) -> None:
         title += f"; resuming {plan.resume}"
     table = Table(title=title)
     table.add_column("judge", overflow="fold")
-    for col in ("calls", "cached", "done", "prompt tokens", "completion (est.)",
+    for col in ("calls", "cached", "done", "preflight", "prompt tokens", "completion (est.)",
                 "USD live (est.)", "USD batch (est.)"):
         table.add_column(col, justify="right")
     for e in plan.judges:
         cost = e.cost
-        usd = f"{cost.usd:.4f}" if cost.priced else "unpriced"
+        usd = f"{e.usd:.4f}" if cost.priced else "unpriced"
         batch = f"{e.batch_usd:.4f}" if cost.priced else "unpriced"
         table.add_row(e.judge, f"{cost.n_calls:,}", f"{e.cached:,}", f"{e.finished:,}",
-                      f"{cost.prompt_tokens:,}", f"{cost.completion_tokens:,}", usd, batch)
+                      f"{e.preflight_requests:,}", f"{cost.prompt_tokens:,}",
+                      f"{cost.completion_tokens:,}", usd, batch)
     table.caption = ("calls: to be sent (and paid); cached: answered by --cache; done: "
-                     "finished in the resumed run; batch: with --executor batch (half price, "
-                     "results within a day)")
+                     "finished in the resumed run; preflight: requests sent before the first "
+                     "call (the completion check, paid, in the USD; a local server's /props "
+                     "question, free); batch: with --executor batch (half price, results "
+                     "within a day; the preflight live)")
     stdout().print(table)
     if args["json_out"] is not None:
         stdout().print(f"wrote {args['json_out']}", highlight=False)

@@ -77,6 +77,10 @@ def _print_summary(summary: dict[str, Any], router: str) -> None:
     excluded = summary.get("excluded_for_missing_data") or {}
     if excluded:
         stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
+    if summary.get("dropped_ids"):
+        from assay.routing.grade import dropped_line
+
+        stderr().print(dropped_line(summary["dropped_ids"]), highlight=False, soft_wrap=True)
     for item_id, reason in summary.get("routing_failed", {}).items():
         # a plain string: the console reads no markup and no escape from the quoted error
         stderr().print(f"routing failed for item {item_id!r} (a resume retries it): {reason}",

@@ -75,6 +75,11 @@ def fake_judge(
     error_rate: float = typer.Option(0.0, "--error-rate", min=0.0, max=1.0, help="Answer wrongly this often (deterministic per seed and request)."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", min=0.0, help="Reply latency."),
     jitter_ms: float = typer.Option(0.0, "--jitter-ms", min=0.0, help="Uniform ± jitter on the latency."),
+    slow_share: float = typer.Option(0.0, "--slow-share", min=0.0, max=1.0, help="Share of the "
+                                     "questions (fixed per prompt, on every attempt) answered "
+                                     "--slow-factor times slower: a heavy-tailed endpoint."),
+    slow_factor: float = typer.Option(40.0, "--slow-factor", min=1.0, help="How much slower "
+                                      "the --slow-share questions are answered."),
     rate_limit: float = typer.Option(0.0, "--429-rate", min=0.0, max=1.0, help="Share of requests answered 429."),
     retry_after: float | None = typer.Option(1.0, "--retry-after", help="Retry-After seconds on 429s."),
     server_error: float = typer.Option(0.0, "--500-rate", min=0.0, max=1.0, help="Share answered 500."),
@@ -104,13 +109,18 @@ def fake_judge(
     """
     import asyncio
 
+    from assay.errors import ConfigError, InputError
     from assay.judges.config import LOOPBACK_HOSTS
     from assay.stop_signals import stop_on_signals
     from assay.testing import BatchScript, FakeJudgeServer, Faults, Latency, policy_from_string
 
-    latency = (Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000, (latency_ms + jitter_ms) / 1000)
+    if slow_share and jitter_ms:
+        typer.echo("--slow-share and --jitter-ms: choose one", err=True)
+        raise typer.Exit(2)
+    latency = (Latency.heavy_tail(latency_ms / 1000, slow_share, slow_factor, seed) if slow_share
+               else Latency.uniform(max(0.0, latency_ms - jitter_ms) / 1000,
+                                    (latency_ms + jitter_ms) / 1000)
                if jitter_ms else latency_ms / 1000)
-    from assay.errors import ConfigError, InputError
 
     try:
         server = FakeJudgeServer(

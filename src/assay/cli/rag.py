@@ -215,9 +215,12 @@ def rag_table2(
                               test_size=test_size, targets=wanted)
 
     def show(table2):
+        from assay.cli.command import Note
         from assay.cli.tables.rag import held_out_table as render
 
-        return [render(table2)]
+        yield render(table2)
+        for target, why in table2.skipped.items():
+            yield Note(f"note: {target} left out: {why}")
 
     report(compute, show, json_out=json_out, dump=lambda result: dump_model(result, newline=True))
 
@@ -245,10 +248,10 @@ def rag_merge_labels(
             yield f"{target}: {shown or 'none'}; {len(summary.unlabelled[target])} unlabelled"
             if summary.unlabelled[target]:
                 yield Note(f"note: {target}: no rule holds for " +
-                           ", ".join(summary.unlabelled[target]))
-            if summary.changed[target]:
-                yield Note(f"note: {target}: replaced an existing label of " +
-                           ", ".join(summary.changed[target]))
+                           ", ".join(summary.unlabelled[target]) + " (left unlabelled; a label "
+                           "they had is cleared)")
+            for replacement in summary.replaced[target]:
+                yield Note(f"note: {target}: replaced {replacement}")
         yield f"-> {out}"
 
     report(compute, show)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from assay.cli.output import EXIT_INCOMPLETE, exit_for_failed_items, fail, stdout
+from assay.cli.output import EXIT_INCOMPLETE, exit_for_failed_items, fail, stderr, stdout
 from assay.errors import AssayError, InputError, Issue
 
 
@@ -70,11 +70,14 @@ async def _route(args: dict[str, Any]) -> None:
                    f"{batch.calls} calls): {mean:.1f} of {len(taxonomy.leaves())} leaves active "
                    f"on average -> {args['out']}", highlight=False)
     from assay.cli.grade_taxonomy import excluded_line
-    from assay.routing.grade import excluded_for_missing_data
+    from assay.routing.grade import dropped_ids, dropped_line, excluded_for_missing_data
 
     excluded = excluded_for_missing_data(batch)
     if excluded:
         stdout().print(excluded_line(excluded), highlight=False, soft_wrap=True)
+    dropped = dropped_ids(batch)
+    if dropped:
+        stderr().print(dropped_line(dropped), highlight=False, soft_wrap=True)
     exit_for_failed_items(batch.failed, "incomplete", incomplete_exit=EXIT_INCOMPLETE)
 
 

@@ -127,8 +127,13 @@ def cia(
             yield from coverage_tables(result.summary, str(candidate),
                                        str(against) if against else None)
         points = sum(len(p) for p in result.points.values())
-        yield Note(f"{points} gold points from {len(result.points)} queries "
-                   f"({len(result.fallbacks)} without atomisation); outputs in {result.out}")
+        counts = result.fallback_counts()
+        why = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items()
+                        if n and kind != "total")
+        fell_back = (f" ({counts['total']} by the atomiser's fallback, one point per "
+                     f"criterion: {why})" if counts["total"] else "")
+        yield Note(f"{points} gold points from {len(result.points)} queries{fell_back}; "
+                   f"outputs in {result.out}")
         names = {"candidate": candidate, "against": against}
         for label, missing in result.without_candidate.items():
             if missing:
@@ -468,13 +473,15 @@ def rubric_stats_command(
 
 
 def _exit_if_failed(failed: dict[str, str]) -> None:
+    """An incomplete job's failed items, one ``error`` line each, then exit 4 (as every job
+    with failed items: docs/run-safety.md)."""
     if not failed:
         return
-    from assay.cli.output import print_issues
+    from assay.cli.output import EXIT_INCOMPLETE, print_issues
     from assay.errors import Issue
 
     print_issues([Issue(None, None, key, reason) for key, reason in failed.items()])
     typer.echo(
         "some items failed: fix the cause and run the same command again to finish", err=True
     )
-    raise typer.Exit(1)
+    raise typer.Exit(EXIT_INCOMPLETE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,26 +83,50 @@ def _routed_requirements(args: dict[str, Any], items) -> dict[str, list[str] | N
 
 
 def run_stress(**args: Any) -> None:
-    from assay.cli.command import dump_json, report
+    from assay.cli.command import Note, dump_json, report
 
     def show(result):
         from assay.cli.tables.routing import stress_table
 
-        figures, scores, _, _, errors = result
         # One run has no standard error: the columns would only say n/a.
-        return [stress_table(figures, errors=errors if args["runs"] > 1 else None, scores=scores,
-                             runs=args["runs"])]
+        yield stress_table(result.figures, errors=result.errors if args["runs"] > 1 else None,
+                           scores=result.scores, runs=args["runs"])
+        if result.status != "complete":
+            yield Note(f"status: {result.status} ({_status_why(result)})")
 
     def dump(result):
-        figures, scores, calls, _, errors = result
-        return dump_json({"conditions": {k: r.model_dump(mode="json") for k, r in figures.items()},
-                          "runs": args["runs"], "scores": scores, "standard_errors": errors,
-                          "routing": calls}, newline=True)
+        return dump_json({"status": result.status, "statuses": result.statuses,
+                          "conditions": {k: r.model_dump(mode="json")
+                                         for k, r in result.figures.items()},
+                          "runs": args["runs"], "scores": result.scores,
+                          "standard_errors": result.errors, "routing": result.calls},
+                         newline=True)
 
     json_out = None if args["json_out"] is None else Path(args["json_out"])
-    issues = report(lambda: _stress(args), show, json_out=json_out, dump=dump)[3]
-    if issues:
-        print_issues(issues)
+    result = report(lambda: _stress(args), show, json_out=json_out, dump=dump)
+    if result.issues:
+        print_issues(result.issues)
+    exit_for_status(result.status)
+
+
+def exit_for_status(status: str) -> None:
+    """Exit as ``assay grade`` does for its status: 3 at the budget, 4 incomplete, 1 for any
+    other status that is not ``complete`` (docs/run-safety.md)."""
+    import typer
+
+    from assay.cli.output import EXIT_BUDGET, EXIT_INCOMPLETE
+
+    if status == "complete":
+        return
+    raise typer.Exit(EXIT_BUDGET if status == "budget" else EXIT_INCOMPLETE
+                     if status == "incomplete" else 1)
+
+
+def _status_why(result) -> str:
+    parts = [f"{name} run {n}: {status}" for name, runs in result.statuses.items()
+             for n, status in enumerate(runs, start=1) if status != "complete"]
+    shown = ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
+    return f"{shown}; the same command again resumes those runs"
 
 
 def _conditions(values: list[str]) -> dict[str, Path]:
@@ -121,9 +146,69 @@ def _conditions(values: list[str]) -> dict[str, Path]:
     return out
 
 
-def _stress(args: dict[str, Any]):
-    """The stress figures per perturbation, each condition's item scores (mean over the runs)
-    and routing summary, the issues met, and each item score's standard error over the runs."""
+@dataclass
+class StressResult:
+    """What ``assay stress run`` reports: the figures per perturbation, each condition's item
+    scores (mean over the runs) and their standard errors, its calls summed over its runs, the
+    issues met, and the status: ``complete`` only when every run of every condition is."""
+
+    figures: dict[str, Any]
+    scores: dict[str, dict[str, float | None]]
+    calls: dict[str, Any]
+    issues: list[Issue]
+    errors: dict[str, dict[str, float | None]]
+    statuses: dict[str, list[str]]  # condition -> each run's status
+
+    @property
+    def status(self) -> str:
+        return overall_status([s for runs in self.statuses.values() for s in runs])
+
+
+def overall_status(statuses: list[str]) -> str:
+    """The status of several runs: ``complete`` when every one is, else the first that ended
+    by itself (``budget``, ``interrupted``, ``error``), else ``incomplete``.
+
+    >>> overall_status(["complete", "incomplete", "complete"])
+    'incomplete'
+    >>> overall_status(["incomplete", "budget"]), overall_status(["complete"] * 3)
+    ('budget', 'complete')
+    """
+    from assay.runs.status import ENDED_BY_ITSELF
+
+    if all(s == "complete" for s in statuses):
+        return "complete"
+    return next((s for s in statuses if s in ENDED_BY_ITSELF), "incomplete")
+
+
+def summed_calls(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One condition's calls over all its runs, from each run's summary as
+    :func:`assay.routing.run.aroute_and_grade` gives it: the routing once (it is shared by the
+    runs: the first run routes, the others read its routings back) and the grading calls and
+    their totals summed over the runs; the per-item figure is that of the sums. Each run's own
+    summary is kept under ``runs``.
+
+    >>> one = {"items": 2, "routing_calls": 1, "grading_calls_made": 8,
+    ...        "grading_totals": {"calls": 8, "cost_usd": 0.5}}
+    >>> total = summed_calls([one, one, one])
+    >>> total["grading_calls_made"], total["grading_totals"], total["measured_calls_per_item"]
+    (24, {'calls': 24, 'cost_usd': 1.5}, 12.5)
+    """
+    total = {k: v for k, v in summaries[0].items() if k not in ("grading_totals", "runs")}
+    total["grading_calls_made"] = sum(s.get("grading_calls_made", 0) for s in summaries)
+    grading: dict[str, Any] = {}
+    for summary in summaries:
+        for key, value in (summary.get("grading_totals") or {}).items():
+            grading[key] = grading.get(key, 0) + value
+    total["grading_totals"] = grading
+    items = total.get("items") or 1
+    total["measured_calls_per_item"] = (total.get("routing_calls", 0)
+                                        + total["grading_calls_made"]) / items
+    total["runs"] = summaries
+    return total
+
+
+def _stress(args: dict[str, Any]) -> StressResult:
+    """The stress figures of ``assay stress run`` (see :class:`StressResult`)."""
     from assay.io import load_items, read_taxonomy
     from assay.metrics import stress_test
     from assay.metrics.repeated import mean_over_runs
@@ -140,6 +225,7 @@ def _stress(args: dict[str, Any]):
     issues: list[Issue] = []
     calls: dict[str, Any] = {}
     errors: dict[str, dict[str, float | None]] = {}
+    statuses: dict[str, list[str]] = {}
     runs = args["runs"]
     if runs < 1:
         raise InputError(Issue(None, None, "--runs", f"expected at least 1, got {runs}"))
@@ -147,7 +233,8 @@ def _stress(args: dict[str, Any]):
         responses = read_responses(file)
         items = [i.model_copy(update={"response": responses[i.id]})
                  for i in clean_items if i.id in responses]
-        per_run = []
+        per_run, summaries = [], []
+        statuses[name] = []
         # Each run its own seed and directory; the routing is shared (it does not depend on
         # the response), so only the judge's verdicts vary between runs.
         for r in range(runs):
@@ -163,8 +250,10 @@ def _stress(args: dict[str, Any]):
             issues += [*result.issues, *result.routing_issues, *result.report.issues]
             per_run.append({row["item_id"]: row["score"]
                             for row in result.report.scores.table.to_dict()["items"]})
-            calls[name] = result.summary
+            summaries.append(result.summary)
+            statuses[name].append(result.report.status)
+        calls[name] = summed_calls(summaries)
         scores[name], errors[name] = mean_over_runs(per_run)
     figures = {kind: stress_test(scores["clean"], scores[kind]) for kind in scores
                if kind != "clean"}
-    return figures, scores, calls, issues, errors
+    return StressResult(figures, scores, calls, issues, errors, statuses)

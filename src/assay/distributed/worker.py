@@ -42,13 +42,15 @@ def reply_to_wire(reply: JudgeReply) -> WireReply:
     failure = None if f is None else (f.kind.value, f.message, f.status)
     return (reply.judge, reply.data, reply.raw,
             (u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.reasoning_tokens),
-            reply.cost_usd, reply.latency_s, reply.cached, reply.attempts, failure)
+            reply.cost_usd, reply.latency_s, reply.cached, reply.attempts, failure,
+            reply.estimated_usd, reply.abandoned)
 
 
 def reply_from_wire(wire: WireReply) -> JudgeReply:
-    judge, data, raw, usage, cost, latency, cached, attempts, failure = wire
+    judge, data, raw, usage, cost, latency, cached, attempts, failure, estimated, abandoned = wire
     return JudgeReply(judge, data, raw, Usage(*usage), cost, latency, cached, attempts,
-                      None if failure is None else Failure(FailureKind(failure[0]), *failure[1:]))
+                      None if failure is None else Failure(FailureKind(failure[0]), *failure[1:]),
+                      estimated, abandoned)
 
 
 class JudgeWorker:

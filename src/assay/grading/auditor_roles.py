@@ -7,19 +7,20 @@ a built-in template name is accepted (``assay grade --template auditor:medical-b
 plain ``auditor`` is role 1, the Senior Medical Auditor, and ``auditor:senior-medical-auditor``
 is that same template (same version, same cache).
 
+This module holds the roles and swaps a header in a prompt's text; the templates module
+(:func:`assay.grading.templates.builtin_template`) imports it to build ``auditor:ROLE``, and
+nothing here imports the templates (the import goes one way).
+
 Example:
     >>> [name for name in ROLES]  # doctest: +NORMALIZE_WHITESPACE
     ['senior-medical-auditor', 'medical-informaticist', 'medical-bioethicist',
      'patient-wellness-advocate', 'alignment-coach']
-    >>> auditor_template("medical-bioethicist").user.splitlines()[0]
+    >>> prompt = ROLES[DEFAULT_ROLE] + "\n\n### AUDIT ..."
+    >>> with_role(prompt, "medical-bioethicist").splitlines()[0]
     '### ROLE: MEDICAL BIOETHICIST & AI REVIEW BOARD MEMBER'
-    >>> auditor_template("medical-bioethicist").name
-    'auditor:medical-bioethicist'
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 from assay.errors import ConfigError
 
@@ -80,16 +81,11 @@ def role_of(name: str) -> str:
     return role
 
 
-def auditor_template(role: str = DEFAULT_ROLE):  # -> Template (import cycle with templates)
-    """The built-in auditor template with ``role``'s header in place of role 1's."""
-    from assay.grading.templates import builtin_template
-
-    base = builtin_template(AUDITOR)
-    if role_of(f"{AUDITOR}:{role}") == DEFAULT_ROLE:
-        return base
+def with_role(user: str, role: str) -> str:
+    """The auditor prompt ``user`` (which starts with role 1's header) with ``role``'s header
+    in its place; a prompt that does not start with role 1's header is a ConfigError."""
     default = ROLES[DEFAULT_ROLE]
-    if not base.user.startswith(default):  # the shipped template and this table disagree
+    if not user.startswith(default):  # the shipped template and this table disagree
         raise ConfigError(f"the auditor template does not start with role 1's header; cannot "
                           f"swap in {role!r}")
-    return dataclasses.replace(base, name=f"{AUDITOR}:{role}",
-                               user=ROLES[role] + base.user[len(default):])
+    return ROLES[role] + user[len(default):]

@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
 from assay.errors import ConfigError
+from assay.grading.auditor_roles import AUDITOR, DEFAULT_ROLE, is_auditor_name, role_of, with_role
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 BUILTIN = ("binary", "multi_choice", "per_item", "healthbench", "auditor")
@@ -99,14 +101,27 @@ class Template:
 def builtin_template(name: str) -> Template:
     """A built-in template by name; ``auditor:ROLE`` is the auditor with one of RubricsTree's
     five evaluator roles (see :mod:`assay.grading.auditor_roles`)."""
-    from assay.grading.auditor_roles import auditor_template, is_auditor_name, role_of
-
-    if is_auditor_name(name) and name != "auditor":
+    if is_auditor_name(name) and name != AUDITOR:
         return auditor_template(role_of(name))
     if name not in BUILTIN:
         raise ConfigError(f"unknown template {name!r}; built-in templates: {', '.join(BUILTIN)} "
                           "(auditor:ROLE for an evaluator role)")
     return load_template(TEMPLATE_DIR / f"{name}.yaml")
+
+
+def auditor_template(role: str = DEFAULT_ROLE) -> Template:
+    """The built-in auditor template with ``role``'s header in place of role 1's (role 1: the
+    plain auditor template itself, same version and cache).
+
+    >>> auditor_template("medical-bioethicist").user.splitlines()[0]
+    '### ROLE: MEDICAL BIOETHICIST & AI REVIEW BOARD MEMBER'
+    >>> auditor_template("medical-bioethicist").name
+    'auditor:medical-bioethicist'
+    """
+    base = builtin_template(AUDITOR)
+    if role_of(f"{AUDITOR}:{role}") == DEFAULT_ROLE:
+        return base
+    return dataclasses.replace(base, name=f"{AUDITOR}:{role}", user=with_role(base.user, role))
 
 
 def is_builtin(name: str) -> bool:
@@ -115,8 +130,6 @@ def is_builtin(name: str) -> bool:
     >>> is_builtin("auditor:medical-bioethicist"), is_builtin("my_template.yaml")
     (True, False)
     """
-    from assay.grading.auditor_roles import is_auditor_name
-
     return name in BUILTIN or is_auditor_name(name)
 
 

@@ -53,14 +53,23 @@ class StageError(AssayError):
     call again. A fault never turns into an output that a clean run would not give.
     """
 
-    def __init__(self, stage: str, item_id: str, reason: str, kind: FailureKind | None = None):
+    def __init__(self, stage: str, item_id: str, reason: str, kind: FailureKind | None = None,
+                 raw: str = ""):
         self.stage, self.item_id, self.reason, self.kind = stage, item_id, reason, kind
+        self.raw = raw  # the last reply's text (redacted), for a stage that can read it anyway
         super().__init__(f"item {item_id!r}: stage {stage!r}: {reason}")
 
     @property
     def refused(self) -> bool:
         """The model refused to answer: its answer, which asking again would not change."""
         return self.kind is FailureKind.REFUSAL
+
+    @property
+    def unreadable(self) -> bool:
+        """The model answered, but its reply still did not parse or fit the schema after the
+        re-asks: a deterministic answer (at temperature 0 it would not parse on resume either),
+        not a transport fault. A stage with a documented fallback for it may take it."""
+        return self.kind in (FailureKind.UNPARSEABLE, FailureKind.SCHEMA_MISMATCH)
 
 
 class StageCaller:
@@ -79,6 +88,7 @@ class StageCaller:
         self._send = via if via is not None else judge
         if store is not None:  # a resumed job: its attempt timeouts start fitted to its replies
             judge.timeouts.seed(store.reply_latencies(judge.id))
+            store.add_preflight(judge.take_preflight().as_dict())  # counted in the job's totals
 
     @property
     def model(self) -> str:
@@ -167,10 +177,11 @@ class StageCaller:
             prompt_tokens=reply.usage.prompt_tokens,
             completion_tokens=reply.usage.completion_tokens, cost_usd=reply.cost_usd,
             latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,
-            failure=failure))
+            failure=failure, estimated_usd=reply.estimated_usd, abandoned=reply.abandoned))
         if failure is not None:
             raise StageError(stage, item_id, failure,
-                             reply.failure.kind if reply.failure is not None else None)
+                             reply.failure.kind if reply.failure is not None else None,
+                             reply.raw or "")
         assert reply.data is not None  # no failure: the reply is ok, so it has data
         return reply.data
 

@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS results (item_id TEXT PRIMARY KEY, data TEXT NOT NULL
 """
 
 
-_PUT_CALL = "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_PUT_CALL = "INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _PUT_RESULT = "INSERT OR REPLACE INTO results VALUES (?, ?, ?)"
 COMMIT_EVERY = 256  # held rows written in one transaction at most (commit_after_s)
 
@@ -72,6 +72,8 @@ class StageCall:
     cached: bool
     attempts: int
     failure: str | None = None
+    estimated_usd: float = 0.0  # of cost_usd: attempts abandoned on their timeout, estimated
+    abandoned: int = 0  # those attempts
 
     @property
     def ok(self) -> bool:
@@ -90,6 +92,14 @@ class CallTotals:
     completion_tokens: int
     cost_usd: float
     latency_s: float
+    estimated_usd: float = 0.0  # of cost_usd: attempts abandoned on their timeout, estimated
+    abandoned: int = 0
+    preflight_requests: int = 0  # the judges' preflight requests (their cost is in cost_usd)
+
+
+# Columns added to ``calls`` after the first stores were written: a store without them gets
+# them (with their defaults) when it is opened.
+_ADDED = (("estimated_usd", "REAL NOT NULL DEFAULT 0"), ("abandoned", "INTEGER NOT NULL DEFAULT 0"))
 
 
 class CallStore:
@@ -114,6 +124,10 @@ class CallStore:
         docstring)."""
         path = Path(path)
         db = open_sqlite(path, _SCHEMA, what="Assay call store")
+        have = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+        for name, kind in _ADDED:
+            if name not in have:
+                db.execute(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
         return cls(path, db, commit_after_s)
 
     def close(self) -> None:
@@ -188,7 +202,8 @@ class CallStore:
                orjson.dumps(call.messages).decode(),
                None if call.data is None else orjson.dumps(call.data).decode(), call.raw,
                call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s,
-               int(call.cached), call.attempts, call.failure, time.time())
+               int(call.cached), call.attempts, call.failure, time.time(), call.estimated_usd,
+               call.abandoned)
         if self._keys is not None:
             self._keys.add(call.key)
         if self._commit_after_s is None:
@@ -223,13 +238,28 @@ class CallStore:
             (judge, last)).fetchall()
         return [x for (x,) in reversed(rows)]
 
+    def add_preflight(self, spent: dict[str, Any]) -> None:
+        """Count a judge's preflight requests (:meth:`assay.judges.Judge.take_preflight`) in
+        the job: its tokens and cost in the totals, its requests apart from the calls."""
+        if spent.get("requests"):
+            from assay.judges.budget import sum_preflight
+
+            self.set_meta("preflight", sum_preflight([self.meta("preflight", {}), spent]))
+
     def totals(self) -> CallTotals:
+        """Every stage call of the job, with the judges' preflight requests' tokens and cost."""
         self.flush()
+        preflight = self.meta("preflight", {})
         row = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(failure IS NOT NULL), 0), COALESCE(SUM(cached), 0), "
             "COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(latency_s), 0) FROM calls").fetchone()
-        return CallTotals(*row)
+            "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(latency_s), 0), "
+            "COALESCE(SUM(estimated_usd), 0), COALESCE(SUM(abandoned), 0) FROM calls").fetchone()
+        calls, failed, cached, prompt, completion, cost, latency, estimated, abandoned = row
+        return CallTotals(calls, failed, cached, prompt + preflight.get("prompt_tokens", 0),
+                          completion + preflight.get("completion_tokens", 0),
+                          cost + preflight.get("cost_usd", 0.0), latency, estimated, abandoned,
+                          preflight.get("requests", 0))
 
     # --- results ------------------------------------------------------------------------------
 
@@ -255,7 +285,8 @@ class CallStore:
 
 def _call(row: tuple) -> StageCall:
     (key, stage, item_id, judge, model, messages, data, raw, prompt_tokens, completion_tokens,
-     cost, latency, cached, attempts, failure, _finished) = row
+     cost, latency, cached, attempts, failure, _finished, estimated, abandoned) = row
     return StageCall(key, stage, item_id, judge, model, orjson.loads(messages),
                      None if data is None else orjson.loads(data), raw or "", prompt_tokens,
-                     completion_tokens, cost, latency, bool(cached), attempts, failure)
+                     completion_tokens, cost, latency, bool(cached), attempts, failure,
+                     estimated, abandoned)

@@ -172,3 +172,37 @@ def message_chars(messages: Sequence[dict[str, Any]]) -> int:
     """
     return sum(len(m["content"]) if isinstance(m.get("content"), str)
                else len(orjson.dumps(m.get("content"))) for m in messages)
+
+
+class PreflightSpend:
+    """Preflight requests (the completion check, a local server's own question), their tokens
+    and cost: what a run or job store adds to its totals (``preflight`` fields)."""
+
+    __slots__ = ("completion_tokens", "cost_usd", "prompt_tokens", "requests")
+
+    def __init__(self) -> None:
+        self.requests = self.prompt_tokens = self.completion_tokens = 0
+        self.cost_usd = 0.0
+
+    def add(self, usage: Any, cost_usd: float) -> None:
+        self.requests += 1
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.cost_usd += cost_usd
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd}
+
+
+def sum_preflight(spends: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Preflight spends (:meth:`PreflightSpend.as_dict`) added up, field by field.
+
+    >>> sum_preflight([{"requests": 1, "cost_usd": 0.5}, {"requests": 2, "cost_usd": 0.25}])
+    {'requests': 3, 'prompt_tokens': 0, 'completion_tokens': 0, 'cost_usd': 0.75}
+    """
+    total = PreflightSpend().as_dict()
+    for spend in spends:
+        for key in total:
+            total[key] += spend.get(key, 0)
+    return total

@@ -12,11 +12,15 @@ parsed: it is asked once more with the stage's cap, the same messages (a cut rep
 quoted back: it would only lengthen the prompt), and is a ``truncated`` failure if cut again.
 A request the endpoint refuses as too long for its context is a ``context_length`` failure,
 never retried (:mod:`assay.judges.context_overflow`). Each attempt reserves its estimated cost
-from the budget before it is sent and settles it with its real cost (:mod:`assay.judges.budget`).
+from the budget before it is sent and settles it with its real cost (:mod:`assay.judges.budget`);
+an attempt abandoned on its timeout (or cancelled in flight) settles at its estimate, since the
+provider bills the reply it generated, and the reply's ``estimated_usd`` says how much of its
+cost is so estimated. The preflight (:meth:`Judge.check`) is paid the same way.
 
-Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else a timeout fitted to
-the endpoint's reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees its slot
-in a fraction of a second on a fast endpoint and still gets a minute on a slow one. A timeout is
+Each HTTP attempt waits at most the judge's ``timeout_s`` when set, else, on a free endpoint, a
+timeout fitted to its reply latencies (:mod:`assay.judges.timeouts`), so a hung request frees
+its slot in a fraction of a second on a fast endpoint and still gets a minute on a slow one; a
+paid endpoint's attempt (:attr:`Judge.paid`) waits the ceiling, as abandoning it is billed. A timeout is
 retried like a server error (backoff), and neither narrows the in-flight limit: only 429s do
 (:mod:`assay.judges.limits`). A 429 with ``Retry-After`` waits what the server asks; the
 exponential backoff grows only with the retries that backed off, so a call that was asked to
@@ -37,7 +41,7 @@ import orjson
 
 from assay.errors import ConfigError
 from assay.judges.anthropic import max_tokens_of
-from assay.judges.budget import Budget, CallEstimator, message_chars
+from assay.judges.budget import Budget, CallEstimator, PreflightSpend, message_chars
 from assay.judges.cache import ResponseCache, cache_key
 from assay.judges.completion import DEFAULT_BUDGET
 from assay.judges.config import JudgeConfig
@@ -47,7 +51,7 @@ from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, WireReply
-from assay.judges.pricing import Pricing, tokens_in
+from assay.judges.pricing import CostEstimate, Pricing, tokens_in, usage_cost
 from assay.judges.prompt_caching import (
     CachePlan,
     CacheTTL,
@@ -80,6 +84,27 @@ PREFLIGHT_MESSAGES = ({"role": "user", "content": PREFLIGHT_PROMPT},)
 PREFLIGHT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 PREFLIGHT_MAX_TOKENS = 16
 CUT = frozenset({"length", "max_tokens"})  # finish reasons of a reply cut at its budget (OpenAI's, Anthropic's)
+
+
+def preflight_estimate(config: JudgeConfig) -> tuple[int, CostEstimate]:
+    """What a judge's preflight sends before its first call, for a dry run: the requests
+    (the completion check, and for a local preset its server's own question, free) and the
+    check's tokens and dollars at the judge's price.
+
+    >>> from assay.judges.specs import config_from
+    >>> requests, cost = preflight_estimate(config_from("openai:gpt-4.1-mini"))
+    >>> requests, cost.n_calls, cost.completion_tokens, cost.usd > 0
+    (1, 1, 16, True)
+    >>> preflight_estimate(config_from("llamacpp:gemma"))[0]
+    2
+    """
+    prompt = tokens_in(message_chars(PREFLIGHT_MESSAGES) + len(orjson.dumps(PREFLIGHT_SCHEMA)))
+    completion = config.max_tokens or PREFLIGHT_MAX_TOKENS
+    price = config.price or Pricing.default().price_for(config.model)
+    usd = round(usage_cost(price, Usage(prompt, completion)), 6) if price else 0.0
+    asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
+    return 1 + asks_server, CostEstimate(config.model, 1, prompt, completion, usd,
+                                         price is not None)
 
 
 class Judge:
@@ -126,10 +151,13 @@ class Judge:
         self._params = config.request_params()
         self.total_usage = Usage()
         self.total_cost_usd = 0.0
+        self.estimated_cost_usd = 0.0  # of total_cost_usd: attempts abandoned without a reply
         self.calls = 0
         self._deferred_check: asyncio.Future[Failure | None] | bool = False
-        self.timeouts = AttemptTimeouts(  # fitted to the endpoint if unset
-            config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s))
+        self._preflight_spent = PreflightSpend()  # not yet recorded in a run or job store
+        self.timeouts = AttemptTimeouts(  # fitted to a free endpoint if unset
+            config.timeout_s, ceiling_s=timeout_ceiling(config.provider, config.timeout_ceiling_s),
+            fitted=not self.paid)
         self.server: ServerInfo | None = None  # what the server said of itself, once asked
         self._server_asked: asyncio.Future[None] | None = None  # done once it has answered
         # A local preset's server is asked before the judge's first request, whoever made it:
@@ -140,6 +168,16 @@ class Judge:
 
     def __repr__(self) -> str:
         return redact(f"Judge(id={self.id!r}, model={self.model!r}, base_url={self.config.base_url!r})")
+
+    @property
+    def paid(self) -> bool:
+        """Whether a provider bills this judge's every attempt: a price is known for its
+        model (the pricing table or the judge's ``price``) and it is not a local server. A
+        paid judge's abandoned attempts are counted at their estimate, and its attempts wait
+        the ceiling before they are abandoned (:mod:`assay.judges.timeouts`)."""
+        price = self._price
+        return (price is not None and (price.input > 0 or price.output > 0)
+                and self.config.provider not in LOCAL_PRESETS)
 
     @property
     def attempt_timeout_s(self) -> float:
@@ -189,8 +227,9 @@ class Judge:
         return {"max_in_flight": limiter.max_in_flight, "source": limiter.in_flight_source}
 
     async def check(self, timeout_s: float = 5.0) -> None:
-        """Preflight: one real request to the endpoint's completion path, outside the cache
-        and the budget. Raise :class:`ConfigError` if it cannot be reached, refuses the key,
+        """Preflight: one real request to the endpoint's completion path, outside the cache,
+        paid for like any request: reserved from the budget and settled at its cost (see
+        :meth:`take_preflight`). Raise :class:`ConfigError` if it cannot be reached, refuses the key,
         or answers that the path or model does not exist (a wrong base URL fails here, before
         any run is created). A rate limit or a server error is transient: the run goes on and
         retries as usual. ``timeout_s`` is a floor; the judge's own ``timeout_s`` applies if
@@ -213,6 +252,7 @@ class Judge:
         if asked is None:
             asked = self._server_asked = asyncio.get_running_loop().create_future()
             try:
+                self._preflight_spent.requests += 1  # the server's own question (free)
                 server = self.server = await discover(self._transport, self.model,
                                                       self.config.provider)
                 limiter = self.limiter
@@ -227,13 +267,48 @@ class Judge:
         await asyncio.shield(asked)
         return self.server
 
+    def take_preflight(self) -> PreflightSpend:
+        """The preflight requests made since the last take (their tokens and cost are in
+        :attr:`total_cost_usd` and the budget already), for a run or job store to record.
+
+        >>> from assay.judges import make_judge
+        >>> make_judge("openai:gpt-4.1-mini").take_preflight().requests
+        0
+        """
+        spent, self._preflight_spent = self._preflight_spent, PreflightSpend()
+        return spent
+
     async def _preflight(self, timeout_s: float) -> None:
+        max_tokens = self.config.max_tokens or PREFLIGHT_MAX_TOKENS
         body = self._wire.build_body(self.config, PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA,
-                                     "preflight", self._modes[0],
-                                     max_tokens=self.config.max_tokens or PREFLIGHT_MAX_TOKENS)
+                                     "preflight", self._modes[0], max_tokens=max_tokens)
         where = redact(self._transport.url(self._wire.path))
-        result = await self._transport.post_json(
-            self._wire.path, body, timeout_s=max(timeout_s, self.timeouts.ceiling))
+        held, budget = None, self.budget
+        if budget is not None and self._price:
+            held = self.estimator.estimate(PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA, max_tokens)
+            if not await budget.reserve(held):
+                raise ConfigError(f"judge {self.id!r}: the budget of ${budget.max_usd:g} "
+                                  f"cannot pay for its preflight request (about ${held:.6f})")
+        cost, usage = 0.0, Usage()
+        try:
+            result = await self._transport.post_json(
+                self._wire.path, body, timeout_s=max(timeout_s, self.timeouts.ceiling))
+            reply = self._read(result) if isinstance(result, HttpResult) and \
+                result.status == 200 else None
+            if isinstance(reply, WireReply):
+                usage = reply.usage
+                cost = self.pricing.cost(self.model, usage, self._price) if self._price else 0.0
+            elif isinstance(result, Failure) and result.kind is FailureKind.TIMEOUT:
+                cost = held if held is not None else (self.estimator.estimate(
+                    PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA, max_tokens) if self._price else 0.0)
+        except BaseException:
+            cost = held or 0.0  # sent and abandoned: billed all the same
+            raise
+        finally:
+            if held is not None and budget is not None:
+                budget.settle(held, cost)
+            self._preflight_spent.add(usage, cost)
+            self.total_cost_usd += cost
         if isinstance(result, Failure):
             raise ConfigError(f"judge {self.id!r}: cannot reach {where} ({result.message})")
         status = result.status
@@ -298,20 +373,22 @@ class Judge:
         exact = self._modes[0] == SIMPLE_EVALS  # simple-evals' reply rule: no mode fallback
         resend = exact or request.bool_field is not None  # re-ask as simple-evals does
         first_limit = limit = self.completion_limit(request)
+        abandoned = Abandoned()
         while True:
-            outcome, n, call_usage = await self._exchange(messages, request, limit)
+            outcome, n, call_usage = await self._exchange(messages, request, limit, abandoned)
             attempts += n
             usage = usage + call_usage
             if isinstance(outcome, _Failed):
                 return self._finish(request, None, outcome.raw_text, usage, attempts, started,
-                                    outcome.failure, key)
+                                    outcome.failure, key, abandoned=abandoned)
             if request.text:
                 data, failure = text_answer(outcome)
                 return self._finish(request, data, outcome.text, usage, attempts, started,
-                                    failure, key)
+                                    failure, key, abandoned=abandoned)
             if outcome.refusal:
                 return self._finish(request, None, outcome.text or outcome.refusal, usage, attempts,
-                                    started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)), key)
+                                    started, Failure(FailureKind.REFUSAL, redact(outcome.refusal)),
+                                    key, abandoned=abandoned)
             if outcome.finish_reason in CUT:
                 grown = self._grown_limit(request)
                 if limit == first_limit and grown is not None:
@@ -321,16 +398,17 @@ class Judge:
                     reasks += 1
                     continue
                 return self._finish(request, None, outcome.text, usage, attempts, started,
-                                    self._truncated(request, limit, first_limit), key)
+                                    self._truncated(request, limit, first_limit), key,
+                                    abandoned=abandoned)
             parsed = (simple_evals_reply(outcome.text) if exact
                       else parse_reply(outcome.text, request.schema, request.bool_field))
             if parsed.ok:
                 return self._finish(request, parsed.data, outcome.text, usage, attempts, started,
-                                    None, key)
+                                    None, key, abandoned=abandoned)
             if reasks >= max_reasks:
                 assert parsed.kind is not None  # a reply that did not parse says why
                 return self._finish(request, None, outcome.text, usage, attempts, started,
-                                    Failure(parsed.kind, parsed.error), key)
+                                    Failure(parsed.kind, parsed.error), key, abandoned=abandoned)
             reasks += 1
             if resend:  # simple-evals sends the same request again, quoting nothing
                 continue
@@ -369,14 +447,17 @@ class Judge:
         return run_sync(self.ask(request))
 
     def _finish(self, request, data, raw, usage, attempts, started, failure, key,
-                price_factor: float = 1.0) -> JudgeReply:
+                price_factor: float = 1.0, *, abandoned: Abandoned | None = None) -> JudgeReply:
         """The reply of a finished call, counted, costed (× ``price_factor``: batch prices
-        are half) and cached when it succeeded."""
+        are half; plus the estimate of each attempt ``abandoned`` without a reply, which the
+        provider bills all the same) and cached when it succeeded."""
+        estimated = abandoned.usd if abandoned is not None else 0.0
         cost = (self.pricing.cost(self.model, usage, self._price) * price_factor
-                if self._price else 0.0)
+                if self._price else 0.0) + estimated
         self.calls += 1
         self.total_usage = self.total_usage + usage
         self.total_cost_usd += cost
+        self.estimated_cost_usd += estimated
         scrubbed = redact(raw) if raw else raw
         # An endpoint may echo a key into the explanation. Without escapes in the reply, every
         # string of ``data`` is a piece of ``raw`` as it stands, so a reply with nothing to
@@ -390,7 +471,8 @@ class Judge:
         elif failure is not None and log.isEnabledFor(10):
             log.debug("judge %s failed: %s", self.id, failure)
         return JudgeReply(self.id, data, raw, usage, cost, time.perf_counter() - started,
-                          False, attempts, failure)
+                          False, attempts, failure, estimated,
+                          abandoned.attempts if abandoned is not None else 0)
 
     def cache_plan(self, head_chars: int, sharing: int, ttl: CacheTTL = "5m") -> CachePlan | None:
         """How ``sharing`` calls whose prompts start with the same ``head_chars`` characters
@@ -462,9 +544,10 @@ class Judge:
             body["seed"] += request.sample
         return body
 
-    async def _exchange(self, messages, request: JudgeRequest, max_tokens: int | None
-                        ) -> tuple[Any, int, Usage]:
-        """One logical call: HTTP attempts with retries and format downgrades."""
+    async def _exchange(self, messages, request: JudgeRequest, max_tokens: int | None,
+                        abandoned: Abandoned) -> tuple[Any, int, Usage]:
+        """One logical call: HTTP attempts with retries and format downgrades; each attempt
+        abandoned on its timeout is added to ``abandoned`` at its estimate."""
         attempts, retries, timed_out = 0, 0, 0
         backed_off = 0  # retries that waited a backoff (not a server's Retry-After)
         policy = self.config.retry
@@ -505,9 +588,10 @@ class Judge:
                     result = await self._transport.post_json(self._wire.path, body)
             except TimeoutError:
                 result = Failure(FailureKind.TIMEOUT, f"no reply within {attempt.limit:g} s")
-            except BaseException:
-                if held is not None:
-                    self._settle(held, None)
+            except BaseException:  # cancelled in flight: the request was sent, and is billed
+                usd = self._bill_abandoned(held, messages, request, max_tokens)
+                self.total_cost_usd += usd
+                self.estimated_cost_usd += usd
                 raise
             finally:
                 limiter.release()
@@ -515,7 +599,10 @@ class Judge:
             retry_after, raw = None, ""
             reply = (self._read(result) if isinstance(result, HttpResult) and result.status == 200
                      else None)
-            if held is not None:
+            if isinstance(result, Failure) and result.kind is FailureKind.TIMEOUT:
+                # abandoned: the model answered all the same, and the provider bills it
+                abandoned.add(self._bill_abandoned(held, messages, request, max_tokens))
+            elif held is not None:
                 self._settle(held, reply.usage if isinstance(reply, WireReply) else None)
             if isinstance(result, HttpResult):
                 raw = result.body.decode("utf-8", "replace")
@@ -577,6 +664,18 @@ class Judge:
             log.warning("judge %s: %s", self.id, found.message)
         return None
 
+    def _bill_abandoned(self, held: float | None, messages, request: JudgeRequest,
+                        max_tokens: int | None) -> float:
+        """The cost of an attempt sent and abandoned without its reply: its reservation (the
+        estimate of :class:`~assay.judges.budget.CallEstimator`), settled as spent in the
+        budget; 0 for an unpriced judge."""
+        usd = held if held is not None else (
+            self.estimator.estimate(messages, request.schema, max_tokens) if self._price else 0.0)
+        if held is not None:
+            assert self.budget is not None
+            self.budget.settle(held, usd)
+        return usd
+
     def _settle(self, held: float, usage: Usage | None) -> None:
         """Replace an attempt's budget reservation by its real cost (none without a reply)."""
         assert self.budget is not None
@@ -616,6 +715,19 @@ def request_cache_key(config: JudgeConfig, request: JudgeRequest,
     elif request.sample:  # a repeat of a judge call (assay grade --repeats): a draw of its own
         fields["sample"] = request.sample
     return cache_key(fields)
+
+
+class Abandoned:
+    """The attempts of one call abandoned on their timeout, and their estimated cost."""
+
+    __slots__ = ("attempts", "usd")
+
+    def __init__(self) -> None:
+        self.attempts, self.usd = 0, 0.0
+
+    def add(self, usd: float) -> None:
+        self.attempts += 1
+        self.usd += usd
 
 
 class _Failed:

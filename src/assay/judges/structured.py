@@ -64,6 +64,16 @@ def parse_reply(text: str, schema: dict[str, Any] | None,
     return ParseResult(obj)
 
 
+def reply_object(text: str) -> dict[str, Any] | None:
+    """The JSON object a reply holds, found as :func:`parse_reply` finds it (code fences,
+    chatter around it), not validated: None when there is none.
+
+    >>> reply_object('Here: {"ids": ["a", "zz"]}')
+    {'ids': ['a', 'zz']}
+    """
+    return _load_object(text)[0]
+
+
 _PLACEHOLDER = re.compile(r"\s*(?:\.{2,}|…)+\s*")
 
 

@@ -17,7 +17,24 @@ the endpoint*:
   ceiling), so a request slow for a reason of its own (a long answer) still gets through;
 * when timeouts make up half of the recent outcomes (at least 2 of the last
   :data:`OUTCOMES`), the endpoint has slowed down for real: the timeout doubles (up to the
-  ceiling) until replies refit it. A few hung requests among many replies change nothing.
+  ceiling) until replies refit it. A few hung requests among many replies change nothing;
+* an attempt past its timeout is let go once an attempt sent after it has been answered (it
+  was overtaken: the endpoint answers, but not this request), else at :data:`LONE_MULTIPLE`
+  times its timeout and at least :data:`LONE_MIN_S` after it (never past the ceiling). A loaded machine stalls the
+  client or a server on it as a whole: replies then come late all together, none overtakes
+  another, and none is abandoned for a stall shorter than that. And the attempt is let go a
+  few event-loop turns after its deadline is seen (:data:`LET_GO_AFTER_TURNS`), so a reply
+  that came while the process was starved, read by the next poll of its sockets, finishes
+  first.
+
+A judge whose every attempt is billed (a **paid endpoint**: a price is known for its model
+and it is not a local server) is not fitted at all (``fitted=False``): an attempt waits the
+ceiling (60 s by default, ``timeout_ceiling_s``) before it is abandoned. A provider bills an
+abandoned attempt in full, since the model generated the reply anyway: on an endpoint where 1%
+of the questions take 40 times the median (long reasoning answers), the fit abandoned and
+re-sent 0.8-1.5% more requests than calls, where waiting the ceiling re-sends none. A hung
+request on a paid endpoint costs a slot for the ceiling instead of money. Free endpoints (local servers,
+unpriced models) keep the fit, where a hung request's slot is what matters.
 
 On a 50 ms endpoint a hung request so frees its slot in about an eighth of a second once 256
 replies are seen (a quarter before), and on a model that takes 20 s to answer it still gets a
@@ -56,6 +73,9 @@ WINDOW = 256  # reply latencies kept
 SLOWEST_MULTIPLE = 2.0  # a full window's fit is at most this many times its slowest reply
 FIT_AFTER = 16  # replies seen before the first fit, and between refits
 OUTCOMES = 8  # recent attempts whose timeouts can double the timeout
+LONE_MULTIPLE = 4.0  # an attempt no later one has overtaken waits this many times its timeout
+LONE_MIN_S = 1.0  # ... and at least this much longer than its timeout (a stall of the machine)
+LET_GO_AFTER_TURNS = 2  # event-loop turns between seeing a deadline passed and letting go
 _RESOLUTION = time.get_clock_info("monotonic").resolution  # as the event loop's timers
 
 
@@ -78,12 +98,16 @@ class AttemptTimeouts:
     Report each reply's latency to :meth:`replied` and each timeout to :meth:`timed_out`.
 
     One event-loop timer watches every attempt in flight (set for the nearest deadline), not
-    one timer each: an attempt costs no timer of its own and a refit no rescheduling, yet an
-    attempt is let go at its deadline, as :func:`asyncio.timeout` would let it go.
+    one timer each: an attempt costs no timer of its own and a refit no rescheduling.
+
+    ``fitted=False`` (a paid endpoint's): every attempt waits the ceiling; replies do not
+    refit it.
     """
 
-    def __init__(self, timeout_s: float | None = None, *, ceiling_s: float = DEFAULT_TIMEOUT_S):
+    def __init__(self, timeout_s: float | None = None, *, ceiling_s: float = DEFAULT_TIMEOUT_S,
+                 fitted: bool = True):
         self.fixed = timeout_s is not None
+        self.fitted = fitted and not self.fixed
         self.ceiling = timeout_s if timeout_s is not None else ceiling_s
         self.seconds = self.ceiling
         self._latencies: deque[float] = deque(maxlen=WINDOW)
@@ -93,6 +117,9 @@ class AttemptTimeouts:
         self._watch: asyncio.TimerHandle | None = None  # fires at the nearest deadline ...
         self._watch_at = math.inf  # ... which is this (loop time)
         self._watch_loop: asyncio.AbstractEventLoop | None = None
+        self._sent = 0  # attempts sent so far: each attempt's number
+        self._answered = 0  # the number of the latest attempt sent that has been answered
+        self._overdue = 0  # attempts past their timeout, not overtaken yet (at the last look)
 
     def limit(self, timed_out_before: int = 0) -> float:
         """The timeout of an attempt whose call timed out ``timed_out_before`` times already."""
@@ -117,7 +144,7 @@ class AttemptTimeouts:
         >>> timeouts.seconds
         0.2
         """
-        if self.fixed or self._latencies:
+        if not self.fitted or self._latencies:
             return
         seen = [x for x in latencies if x >= 0]
         if len(seen) >= FIT_AFTER:
@@ -125,7 +152,7 @@ class AttemptTimeouts:
 
     def replied(self, seconds: float) -> None:
         """A reply after ``seconds``: refit every FIT_AFTER replies."""
-        if self.fixed:
+        if not self.fitted:
             return
         self._latencies.append(seconds)
         self._outcomes.append(False)
@@ -137,7 +164,7 @@ class AttemptTimeouts:
     def timed_out(self, limit: float) -> None:
         """An attempt got no reply within ``limit``: double the timeout if timeouts are half
         of the recent outcomes."""
-        if self.fixed:
+        if not self.fitted:
             return
         outcomes = self._outcomes
         outcomes.append(True)
@@ -149,10 +176,11 @@ class AttemptTimeouts:
     def _set(self, seconds: float) -> None:
         if seconds != self.seconds:
             self.seconds = seconds
+            now = self._watch_loop.time() if self._watch_loop is not None else 0.0
             nearest = math.inf
             for attempt in self._open:  # attempts in flight follow the refit
                 attempt.limit = self.limit(attempt._timed_out_before)
-                nearest = min(nearest, attempt._sent + attempt.limit)
+                nearest = min(nearest, attempt.next_look(now))
             if nearest < self._watch_at and self._watch_loop is not None:
                 self._watch_until(nearest, self._watch_loop)
 
@@ -162,13 +190,19 @@ class AttemptTimeouts:
                 self._watch.cancel()
             self._watch, self._watch_at, self._watch_loop = None, math.inf, loop
             self._open = {a: None for a in self._open if a._loop is loop}
+        self._sent += 1
+        attempt._number = self._sent
         self._open[attempt] = None
         deadline = attempt._sent + attempt.limit
         if deadline < self._watch_at:
             self._watch_until(deadline, loop)
 
-    def _closed(self, attempt: _Attempt) -> None:
+    def _closed(self, attempt: _Attempt, answered: bool) -> None:
         self._open.pop(attempt, None)
+        if answered and attempt._number > self._answered:
+            self._answered = attempt._number
+            if self._overdue and self._watch_loop is not None:  # it may overtake one: look
+                self._watch_until(self._watch_loop.time(), self._watch_loop)
         if not self._open and self._watch is not None:  # nothing left to watch
             self._watch.cancel()
             self._watch, self._watch_at = None, math.inf
@@ -180,22 +214,42 @@ class AttemptTimeouts:
         self._watch = loop.call_at(deadline, self._expire)
 
     def _expire(self) -> None:
-        """The watch timer: let go every attempt past its deadline, then watch the nearest."""
+        """The watch timer: let go every attempt past its deadline that a later one overtook
+        or that is past :data:`LONE_MULTIPLE` times its timeout, then watch the nearest."""
         self._watch, self._watch_at = None, math.inf
         loop = self._watch_loop
         if loop is None or not self._open:
             return
         now = loop.time() + _RESOLUTION
-        nearest = math.inf
-        for attempt in list(self._open):
+        nearest, overdue, let_go = math.inf, 0, []
+        for attempt in self._open:
             deadline = attempt._sent + attempt.limit
-            if deadline <= now:
-                del self._open[attempt]
-                attempt._expire()
-            elif deadline < nearest:
-                nearest = deadline
+            if deadline > now:
+                nearest = min(nearest, deadline)
+            elif attempt._number < self._answered or attempt.lone_deadline() <= now:
+                let_go.append(attempt)
+            else:
+                overdue += 1
+                nearest = min(nearest, attempt.lone_deadline())
+        self._overdue = overdue
+        for attempt in let_go:
+            del self._open[attempt]
+        if let_go:
+            loop.call_soon(_let_go, let_go, LET_GO_AFTER_TURNS)
         if nearest < math.inf:
             self._watch_until(nearest, loop)
+
+
+def _let_go(attempts: list[_Attempt], turns: int) -> None:
+    """Let ``attempts`` go after ``turns`` more turns of the event loop, those whose reply has
+    not come meanwhile: a process starved past a deadline may run its timers in a turn whose
+    poll found no socket ready yet (the next poll finds the replies that came while it was
+    stopped), and the tasks that poll wakes run in the turn after it."""
+    if turns:
+        asyncio.get_running_loop().call_soon(_let_go, attempts, turns - 1)
+        return
+    for attempt in attempts:
+        attempt._expire()
 
 
 class _Attempt:
@@ -203,8 +257,8 @@ class _Attempt:
     task is cancelled and the cancellation leaves the ``async with`` as :class:`TimeoutError`,
     exactly as :func:`asyncio.timeout` does it."""
 
-    __slots__ = ("_cancelling", "_expired", "_loop", "_owner", "_sent", "_task",
-                 "_timed_out_before", "limit")
+    __slots__ = ("_cancelling", "_done", "_expired", "_loop", "_number", "_owner", "_sent",
+                 "_task", "_timed_out_before", "limit")
 
     def __init__(self, owner: AttemptTimeouts, timed_out_before: int):
         self._owner = owner
@@ -213,8 +267,22 @@ class _Attempt:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cancelling = 0
         self._expired = False
+        self._done = False
         self._sent = 0.0
+        self._number = 0
         self.limit = owner.limit(timed_out_before)
+
+    def lone_deadline(self) -> float:
+        """When the attempt is let go if no later attempt overtakes it (loop time). An attempt
+        held to the ceiling is let go at it: the ceiling is the longest any attempt waits."""
+        if self.limit >= self._owner.ceiling:
+            return self._sent + self.limit
+        return self._sent + max(LONE_MULTIPLE * self.limit, self.limit + LONE_MIN_S)
+
+    def next_look(self, now: float) -> float:
+        """When the watch should look at this attempt next (loop time)."""
+        deadline = self._sent + self.limit
+        return deadline if deadline > now else self.lone_deadline()
 
     async def __aenter__(self) -> Self:
         if not self._owner.fixed:  # a fixed timeout is the HTTP session's own
@@ -230,12 +298,13 @@ class _Attempt:
     async def __aexit__(self, kind, error, trace) -> None:
         task = self._task
         if task is not None:
-            self._owner._closed(self)
+            self._done = True
+            self._owner._closed(self, answered=kind is None and not self._expired)
             if self._expired and task.uncancel() <= self._cancelling \
                     and kind is asyncio.CancelledError:
                 raise TimeoutError from error  # our cancel, and no one else's: the deadline
 
     def _expire(self) -> None:
-        if self._task is not None and not self._expired:
+        if self._task is not None and not self._expired and not self._done:
             self._expired = True
             self._task.cancel()

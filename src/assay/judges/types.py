@@ -169,6 +169,9 @@ class JudgeReply:
 
     ``data`` is the parsed, schema-valid JSON object, or None when ``failure`` is set; ``raw``
     is the raw text of the last attempt (kept for the record, also on failure).
+    ``cost_usd`` includes ``estimated_usd``: the estimate of the ``abandoned`` attempts, sent
+    and given up on their timeout, which a provider bills all the same (the model generated
+    their replies) but whose usage no reply reported.
     """
 
     judge: str
@@ -180,6 +183,8 @@ class JudgeReply:
     cached: bool = False
     attempts: int = 0
     failure: Failure | None = None
+    estimated_usd: float = 0.0
+    abandoned: int = 0
 
     @property
     def ok(self) -> bool:

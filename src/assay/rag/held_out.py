@@ -82,7 +82,8 @@ class FamilyRow(BaseModel):
 
 
 class HeldOutTable(BaseModel):
-    """Table 2's shape: one row per family, then the average row."""
+    """Table 2's shape: one row per family, then the average row; ``skipped``: the targets
+    left out for too few labels, and why."""
 
     source: str
     seed: int
@@ -90,6 +91,7 @@ class HeldOutTable(BaseModel):
     splits: list[TargetSplit]
     rows: list[FamilyRow]
     average: FamilyRow
+    skipped: dict[str, str] = {}
     estimate: str = "held-out: every family scored on the same stratified test split"
 
 
@@ -128,33 +130,29 @@ def held_out_table(items: Sequence[RagItem], grades: Sequence[RagGrade] | None =
                    test_size: float = TEST_SIZE, targets: Sequence[str] = tuple(CLASSES),
                    grid: bool = True) -> HeldOutTable:
     """Table 2 for ``targets`` on one fixed stratified split per target; random forest and SVM
-    are grid-searched on the training split when ``grid``. A target with too few labels for a
-    stratified split raises :class:`InputError` naming it."""
-    from sklearn.model_selection import train_test_split
+    are grid-searched on the training split when ``grid``.
 
+    Every target is checked before any model is trained: one with too few labels for a
+    stratified split is left out (named in ``skipped`` with its label counts) and the others
+    are computed; :class:`InputError` only when no target can be split."""
+    prepared, skipped = [], {}
+    for target in targets:
+        split = _split(items, grades, target, source, seed, test_size)
+        if isinstance(split, str):
+            skipped[target] = split
+        else:
+            prepared.append(split)
+    if not prepared:
+        raise InputError("; ".join(f"{t}: {why}" for t, why in skipped.items()))
     splits: list[TargetSplit] = []
     scores: dict[str, dict[str, list[float | None]]] = {f: {} for f in families}
     params: dict[str, dict[str, dict[str, Any]]] = {f: {} for f in families}
-    problems = []
-    for target in targets:
-        ids, X, y, skipped = _rows(items, grades, target, source)
+    for target, ids, X, y, train, test, skipped_items in prepared:
         classes = [c for c in CLASSES[target] if (y == c).any()]
-        counts = {str(c): int((y == c).sum()) for c in classes}
-        if len(classes) < 2 or min(counts.values()) < 2:
-            problems.append(f"{target}: a stratified split needs 2+ labelled items of 2+ "
-                            f"classes; have {counts or 'none'} ({skipped} items skipped)")
-            continue
-        idx = np.arange(len(y))
-        try:
-            train, test = train_test_split(idx, test_size=test_size, stratify=y.astype(str),
-                                           random_state=_seed(seed, "held-out", target))
-        except ValueError as exc:
-            problems.append(f"{target}: {exc}")
-            continue
         splits.append(TargetSplit(
             target=target, classes=CLASS_NAMES[target], train=len(train), test=len(test),
             test_counts={str(c): int((y[test] == c).sum()) for c in CLASSES[target]},
-            test_ids=sorted(ids[i] for i in test), skipped=skipped))
+            test_ids=sorted(ids[i] for i in test), skipped=skipped_items))
         y_train = y[train].astype(str)
         minority = min(int((y_train == str(c)).sum()) for c in classes)
         for family in families:
@@ -167,14 +165,32 @@ def held_out_table(items: Sequence[RagItem], grades: Sequence[RagGrade] | None =
             predicted = model.predict(X[test])
             scores[family][target] = per_class_f1(y[test].astype(str), predicted,
                                                   [str(c) for c in CLASSES[target]])
-    if problems:
-        raise InputError("; ".join(problems))
     rows = [FamilyRow(family=f, f1=scores[f], best_params=params[f]) for f in families]
     average = FamilyRow(family="average", f1={
         s.target: [_mean([r.f1[s.target][k] for r in rows]) for k in range(len(s.classes))]
         for s in splits})
     return HeldOutTable(source=source, seed=seed, test_size=test_size, splits=splits, rows=rows,
-                        average=average)
+                        average=average, skipped=skipped)
+
+
+def _split(items: Sequence[RagItem], grades: Sequence[RagGrade] | None, target: str,
+           source: str, seed: int, test_size: float) -> tuple | str:
+    """``(target, ids, X, y, train, test, items skipped)`` of one target's fixed split, or why
+    it cannot be split (too few labelled items per class)."""
+    from sklearn.model_selection import train_test_split
+
+    ids, X, y, skipped = _rows(items, grades, target, source)
+    counts = {str(c): int((y == c).sum()) for c in CLASSES[target] if (y == c).any()}
+    if len(counts) < 2 or min(counts.values()) < 2:
+        return (f"a stratified split needs 2+ labelled items of 2+ classes; have "
+                f"{counts or 'none'} ({skipped} items without a label or features)")
+    try:
+        train, test = train_test_split(np.arange(len(y)), test_size=test_size,
+                                       stratify=y.astype(str),
+                                       random_state=_seed(seed, "held-out", target))
+    except ValueError as exc:
+        return f"{exc} (labels: {counts})"
+    return target, ids, X, y, train, test, skipped
 
 
 def _seed(master: int, *parts: str) -> int:

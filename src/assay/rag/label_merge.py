@@ -7,7 +7,13 @@ unhelpful, and inappropriate yes / slightly / no. The paper does not print its m
 so they are data: a TOML file of rules per target, tried in order, the first whose ``when``
 holds setting the label. ``when`` maps fields of the item's ``metadata`` (where the raw
 answers live) to the values that satisfy it; every listed field must match, and an empty
-``when`` always holds (a catch-all).
+``when`` always holds (a catch-all). Values match ignoring case and surrounding spaces (``" Severe "`` is
+``"severe"``).
+
+The rules decide every label of a ruled target: an item that no rule holds for is left
+*unlabelled*, and a label it had before is cleared, never kept (a kept label would come from
+another source than the rules while the item is counted unlabelled). Every label that changed
+is listed as ``old → new`` (a cleared one as ``old → none``).
 
 ::
 
@@ -24,7 +30,7 @@ Example:
     ...     {"value": "yes", "when": {"content": ["incorrect, significant"]}},
     ...     {"value": "slightly", "when": {"content": ["incorrect, minor"]}},
     ...     {"value": "no", "when": {"content": ["correct"]}}]}, source="rules.toml")
-    >>> rules.label({"content": "incorrect, minor"}, "inappropriate")
+    >>> rules.label({"content": " Incorrect, MINOR "}, "inappropriate")
     'slightly'
 """
 
@@ -46,13 +52,22 @@ TARGET_VALUES: dict[str, tuple[Any, ...]] = {
     "inappropriate": ("yes", "slightly", "no")}
 
 
+def match_key(value: Any) -> str:
+    """How a raw answer and a rule's value are compared: case and surrounding spaces ignored.
+
+    >>> match_key("  Moderate ") == match_key("moderate")
+    True
+    """
+    return str(value).strip().casefold()
+
+
 @dataclass(frozen=True)
 class Rule:
     value: Any
-    when: dict[str, tuple[str, ...]]
+    when: dict[str, tuple[str, ...]]  # field -> accepted values, as :func:`match_key` gives them
 
     def holds(self, raw: Mapping[str, Any]) -> bool:
-        return all(field in raw and str(raw[field]) in values
+        return all(field in raw and match_key(raw[field]) in values
                    for field, values in self.when.items())
 
 
@@ -91,7 +106,8 @@ def parse_rules(document: Mapping[str, Any], *, source: str) -> MergeRules:
                 issues.append(Issue(source, None, f"{where}.when", "expected a table of "
                                     "field = [accepted values as strings]"))
                 continue
-            out.setdefault(target, []).append(Rule(value, {k: tuple(v) for k, v in when.items()}))
+            out.setdefault(target, []).append(Rule(value, {
+                k: tuple(match_key(x) for x in v) for k, v in when.items()}))
     if issues:
         raise InputError(issues)
     return MergeRules(out)
@@ -110,33 +126,59 @@ def read_rules(path: str | Path) -> MergeRules:
     return parse_rules(document, source=str(path))
 
 
+class Replacement(BaseModel):
+    """A label the merge changed: ``old`` → ``new`` (``new`` None: no rule holds, cleared)."""
+
+    id: str
+    old: Any
+    new: Any
+
+    def __str__(self) -> str:
+        return f"{self.id}: {_shown(self.old)} → {_shown(self.new)}"
+
+
 class MergeReport(BaseModel):
-    """Per target: how many items got each value, which got none, which labels changed."""
+    """Per target: how many items got each value, which got none (their label, if any,
+    cleared), and every label that changed."""
 
     counts: dict[str, dict[str, int]]
     unlabelled: dict[str, list[str]]
-    changed: dict[str, list[str]]
+    replaced: dict[str, list[Replacement]]
 
 
 def merge_labels(items: Sequence[RagItem], rules: MergeRules
                  ) -> tuple[list[RagItem], MergeReport]:
-    """Copies of ``items`` with each ruled target's label set from the raw ``metadata``."""
+    """Copies of ``items`` with each ruled target's label set from the raw ``metadata`` (None
+    where no rule holds: see the module docstring).
+
+    >>> rules = parse_rules({"harmful": [{"value": True, "when": {"harm": ["severe"]}}]},
+    ...                     source="rules.toml")
+    >>> old = RagItem.model_validate({"id": "a", "scope": "in_scope", "question": "q",
+    ...     "answer": "x", "labels": {"harmful": False}, "metadata": {"harm": "mild"}})
+    >>> merged, report = merge_labels([old], rules)
+    >>> merged[0].labels.harmful, report.unlabelled["harmful"], str(report.replaced["harmful"][0])
+    (None, ['a'], 'a: false → none')
+    """
     merged: list[RagItem] = []
     counts: dict[str, Counter[str]] = {t: Counter() for t in rules.rules}
     unlabelled: dict[str, list[str]] = {t: [] for t in rules.rules}
-    changed: dict[str, list[str]] = {t: [] for t in rules.rules}
+    replaced: dict[str, list[Replacement]] = {t: [] for t in rules.rules}
     for item in items:
         labels = item.labels.model_copy()
         for target in rules.rules:
             value = rules.label(item.metadata, target)
             if value is None:
                 unlabelled[target].append(item.id)
-                continue
+            else:
+                counts[target][str(value)] += 1
             before = getattr(labels, target)
             if before is not None and before != value:
-                changed[target].append(item.id)
+                replaced[target].append(Replacement(id=item.id, old=before, new=value))
             setattr(labels, target, value)
-            counts[target][str(value)] += 1
         merged.append(item.model_copy(update={"labels": labels}))
     return merged, MergeReport(counts={t: dict(c) for t, c in counts.items()},
-                               unlabelled=unlabelled, changed=changed)
+                               unlabelled=unlabelled, replaced=replaced)
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)

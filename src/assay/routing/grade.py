@@ -60,8 +60,8 @@ def routing_call_totals(store: CallStore, item_ids: set[str]) -> dict[str, Any]:
     stored under the id of the first item of its query), in the fields of the run's
     :class:`~assay.runs.store.Totals`. A call never sent (refused by the budget) is not one."""
     totals: dict[str, Any] = dict.fromkeys(("calls", "calls_ok", "cache_hits", "errors",
-                                            "prompt_tokens", "completion_tokens"), 0)
-    totals["cost_usd"] = 0.0
+                                            "prompt_tokens", "completion_tokens", "abandoned"), 0)
+    totals["cost_usd"] = totals["estimated_usd"] = 0.0
     for call in store.calls():
         if call.item_id not in item_ids or (call.attempts == 0 and not call.cached):
             continue
@@ -72,6 +72,8 @@ def routing_call_totals(store: CallStore, item_ids: set[str]) -> dict[str, Any]:
         totals["prompt_tokens"] += call.prompt_tokens
         totals["completion_tokens"] += call.completion_tokens
         totals["cost_usd"] += call.cost_usd
+        totals["estimated_usd"] += call.estimated_usd
+        totals["abandoned"] += call.abandoned
     return totals
 
 
@@ -124,7 +126,35 @@ def routing_summary(batch: RoutedBatch, taxonomy: Taxonomy, n_judges: int = 1) -
         "calls_per_item": routing_calls_per_item + mean_active * n_judges,
         "calls_per_item_all_leaves": n_leaves * n_judges,
         "excluded_for_missing_data": excluded_for_missing_data(batch),
+        "dropped_ids": dropped_ids(batch),
     }
+
+
+def dropped_ids(batch: RoutedBatch) -> dict[str, list[str]]:
+    """Per item, the ids its router's reply named that are not in the catalogue, dropped after
+    the re-asks (:mod:`assay.routing.catalogue`); items with none are left out.
+
+    >>> from assay.routing.base import Routing
+    >>> dropped_ids(RoutedBatch(routings={"q": Routing(router="catalogue",
+    ...     details={"dropped_ids": ["zz"]}), "r": Routing(router="catalogue")}))
+    {'q': ['zz']}
+    """
+    return {item_id: list(routing.details["dropped_ids"])
+            for item_id, routing in batch.routings.items()
+            if routing.details.get("dropped_ids")}
+
+
+def dropped_line(dropped: dict[str, list[str]], shown: int = 5) -> str:
+    """What the routers' replies named outside the catalogue, and was dropped.
+
+    >>> dropped_line({"q1": ["zz"], "q2": ["yy", "xx"]}, shown=1)
+    "unknown leaf ids dropped from 2 routings (after the re-asks; the known ids kept): q1: zz, and 1 more"
+    """
+    parts = [f"{item}: {', '.join(ids)}" for item, ids in list(dropped.items())[:shown]]
+    if len(dropped) > shown:
+        parts.append(f"and {len(dropped) - shown} more")
+    return (f"unknown leaf ids dropped from {len(dropped)} routings (after the re-asks; the "
+            f"known ids kept): {', '.join(parts)}")
 
 
 def excluded_for_missing_data(batch: RoutedBatch) -> dict[str, int]:

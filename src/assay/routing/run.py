@@ -146,9 +146,13 @@ def _settle_run(report: Any, taxonomy: Taxonomy, router_obj: Any, batch: RoutedB
     status = run_status(report.status, batch, budget_stopped=budget_stopped)
     store = RunStore.open(report.run_dir)
     try:
-        grading_calls = store.grading_totals().calls
+        grading = store.grading_totals()
+        grading_calls = grading.calls
         n_items = summary["items"] or 1
         summary["grading_calls_made"] = grading_calls
+        summary["grading_totals"] = {k: getattr(grading, k) for k in (
+            "calls", "calls_ok", "cache_hits", "errors", "prompt_tokens", "completion_tokens",
+            "cost_usd")}
         summary["measured_calls_per_item"] = (summary["routing_calls"] + grading_calls) / n_items
         summary["routing_totals"] = batch.totals
         summary["routing_failed"] = dict(batch.failed)

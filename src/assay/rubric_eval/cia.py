@@ -4,11 +4,14 @@ Two stages, both through :class:`~assay.jobs.StageCaller` (traced, cached, resum
 
 1. **Gold atomisation** (``cia_atomize``): each query's physician criteria become atomic
    keypoints; :func:`sanitize_points` cleans the reply (source index in range, polarity valid or
-   inferred, duplicates dropped). If the model refuses or its reply holds no usable point,
-   each criterion becomes one point (:func:`fallback_points`), as the authors' code does; a
-   call that fails otherwise (transport, timeout, 429, 5xx, a reply still unparsed after the
-   re-asks) fails the query, and the resumed job asks it again, so that a fault never gives
-   gold points that a clean run would not give.
+   inferred, duplicates dropped). The authors' fallback, one point per criterion
+   (:func:`fallback_points`), is taken when the model *answered* without usable points: it
+   refused, its reply holds no usable point, or its reply still does not parse after the
+   re-asks and the job's final pass (a deterministic answer: at temperature 0 it would not
+   parse on a resume either, and the authors' code falls back after its retries too). The
+   fallback and its kind are recorded with the query's points. A transport fault (timeout,
+   429, 5xx, a dropped connection) or the budget never takes it: the query fails and the
+   resumed job asks it again, so that a fault never gives gold points a clean run would not.
 2. **Verification** (``cia_verify``): per gold point, is it explicitly entailed by any candidate
    criterion? A YES must cite a valid criterion number, else it counts as NO
    (:func:`coverage_decision`).
@@ -121,24 +124,42 @@ def fallback_points(index: str, gold: Sequence[RubricEntry]) -> list[AtomicPoint
             for i, e in enumerate(gold, start=1)]
 
 
-async def atomize(caller: StageCaller, index: str, gold: Sequence[RubricEntry]) -> dict[str, Any]:
-    """Gold atomisation of one query: ``{points: [...], fallback: reason | None}``."""
+FALLBACK_KINDS = ("refused", "unreadable", "no_usable_point")
+"""Why a query's gold points are the fallback's: the model refused, its reply did not parse
+after the re-asks and the final pass, or it parsed with no usable point."""
+
+
+async def atomize(caller: StageCaller, index: str, gold: Sequence[RubricEntry], *,
+                  final: bool = False) -> dict[str, Any]:
+    """Gold atomisation of one query: ``{points, fallback: reason | None, fallback_kind}``.
+
+    ``final``: this is the job's final pass (the query's call failed once already), where a
+    reply that still does not parse takes the fallback; before it, it fails the query.
+    """
     try:
         reply = await caller.ask(prompts.ATOMIZE,
                                  messages_of(None, prompts.atomize_prompt(index, gold)),
                                  prompts.ATOMIZE_SCHEMA, item_id=f"atoms:{index}",
                                  template_version=prompts.VERSION)
     except StageError as exc:
-        if not exc.refused:  # a fault, not the model's answer: the query fails (resumed later)
-            raise
-        return {"points": [p.model_dump() for p in fallback_points(index, gold)],
-                "fallback": f"atomiser failed: {exc}"}
+        if exc.refused:
+            return _fallback(index, gold, "refused", f"atomiser failed: {exc}")
+        if exc.unreadable and final:
+            return _fallback(index, gold, "unreadable", (
+                f"the atomiser's reply did not parse after the re-asks and a final pass "
+                f"({exc.reason}): one point per criterion, the authors' fallback"))
+        raise  # a fault (or an unparsed reply before the final pass): the query fails
     coercions: list[str] = []
     points = sanitize_points(index, reply.get("gold_atomic_points") or [], gold, coercions)
     if not points:
-        return {"points": [p.model_dump() for p in fallback_points(index, gold)],
-                "fallback": "the atomiser returned no usable point", "coercions": coercions}
+        return {**_fallback(index, gold, "no_usable_point",
+                            "the atomiser returned no usable point"), "coercions": coercions}
     return {"points": [p.model_dump() for p in points], "fallback": None, "coercions": coercions}
+
+
+def _fallback(index: str, gold: Sequence[RubricEntry], kind: str, reason: str) -> dict[str, Any]:
+    return {"points": [p.model_dump() for p in fallback_points(index, gold)],
+            "fallback": reason, "fallback_kind": kind}
 
 
 def coverage_decision(reply: dict[str, Any], n_criteria: int) -> tuple[bool, int | None]:

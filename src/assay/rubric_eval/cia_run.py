@@ -30,7 +30,14 @@ from assay.io.verdicts import write_verdicts
 from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.coverage_gold import CoverageSummary, coverage_summary
 from assay.rubric_eval import prompts
-from assay.rubric_eval.cia import AtomicPoint, atomize, fallback_points, gold_rubrics, verify_query
+from assay.rubric_eval.cia import (
+    FALLBACK_KINDS,
+    AtomicPoint,
+    atomize,
+    fallback_points,
+    gold_rubrics,
+    verify_query,
+)
 from assay.rubric_eval.released import RubricSet, read_rubric_set
 from assay.rubric_eval.session import file_digest, open_judges
 from assay.verdict import Verdict
@@ -42,6 +49,7 @@ class CiaResult:
     summary: CoverageSummary | None
     points: dict[str, list[AtomicPoint]]
     fallbacks: dict[str, str] = field(default_factory=dict)  # query -> why atomisation fell back
+    fallback_kinds: dict[str, str] = field(default_factory=dict)  # query -> FALLBACK_KINDS
     coercions: dict[str, list[str]] = field(default_factory=dict)  # query -> fields coerced
     failed: dict[str, str] = field(default_factory=dict)  # batch item -> error
     gold_queries: int = 0
@@ -52,6 +60,17 @@ class CiaResult:
     @property
     def complete(self) -> bool:
         return not self.failed
+
+    def fallback_counts(self) -> dict[str, int]:
+        """How many queries' gold points are the fallback's, by why (and in all).
+
+        >>> CiaResult(Path("."), None, {}, fallback_kinds={"1": "unreadable"}).fallback_counts()
+        {'refused': 0, 'unreadable': 1, 'no_usable_point': 0, 'total': 1}
+        """
+        counts = {kind: 0 for kind in FALLBACK_KINDS}
+        for kind in self.fallback_kinds.values():
+            counts[kind] = counts.get(kind, 0) + 1
+        return {**counts, "total": len(self.fallback_kinds)}
 
 
 async def arun_cia(
@@ -95,24 +114,38 @@ async def arun_cia(
         async with open_judges({"verifier": judge}, cache=cache, budget_usd=budget_usd) as judges:
             caller = StageCaller(judges["verifier"], job.store)
 
-            async def atoms(index: str) -> dict[str, Any]:
+            async def atoms(index: str, final: bool = False) -> dict[str, Any]:
                 entries = gold_set.per_index[index]
                 if imported is not None:
                     return imported[index]
                 if not atomize_gold:
                     return {"points": [p.model_dump() for p in fallback_points(index, entries)],
                             "fallback": None}
-                return await atomize(caller, index, entries)
+                return await atomize(caller, index, entries, final=final)
 
-            done = await run_batch(indices, atoms, store=job.store, item_id=lambda i: f"atoms:{i}",
+            def atoms_id(index: str) -> str:
+                return f"atoms:{index}"
+
+            done = await run_batch(indices, atoms, store=job.store, item_id=atoms_id,
                                    label="atomise gold", quiet=quiet)
+            if done.failed:  # the final pass: each failed query once more, all sent
+                again = [i for i in indices if atoms_id(i) in done.failed]
+
+                async def final_atoms(index: str) -> dict[str, Any]:
+                    return await atoms(index, final=True)
+
+                last = await run_batch(again, final_atoms, store=job.store, item_id=atoms_id,
+                                       label="atomise gold (final pass)", quiet=quiet)
+                done.results.update(last.results)
+                done.failed = last.failed
             result.failed.update(done.failed)
             for index in indices:
-                stored = done.results.get(f"atoms:{index}")
+                stored = done.results.get(atoms_id(index))
                 if stored is not None:
                     result.points[index] = [AtomicPoint(**p) for p in stored["points"]]
                     if stored.get("fallback"):
                         result.fallbacks[index] = stored["fallback"]
+                        result.fallback_kinds[index] = _fallback_kind(stored)
                     if stored.get("coercions"):
                         result.coercions[index] = stored["coercions"]
             verdicts: dict[str, list[Verdict]] = {}
@@ -138,7 +171,9 @@ async def arun_cia(
             other = ([v for v in verdicts["against"] if v.item_id in finished]
                      if "against" in verdicts else None)
             result.summary = coverage_summary(mine, gold=scored, against=other, level=level)
-            (job.path / "cia.json").write_text(_summary_json(result), encoding="utf-8")
+            per_set = {label: sum(1 for i in finished if i in result.fallback_kinds)
+                       for label in sets}
+            (job.path / "cia.json").write_text(_summary_json(result, per_set), encoding="utf-8")
     finally:
         job.finish(status="complete" if result.complete else "incomplete",
                    extra={"failed": result.failed})
@@ -183,6 +218,7 @@ def read_gold_points(path: str | Path, gold: RubricSet) -> dict[str, dict[str, A
         if not points:
             issues.append(Issue(source, line, "gold_atomic_points", "no point"))
         out[index] = {"points": points, "fallback": row.get("fallback"),
+                      "fallback_kind": row.get("fallback_kind"),
                       "coercions": row.get("coercions") or []}
     missing = [i for i in gold.indices if i not in out]
     if missing and not issues:
@@ -191,6 +227,14 @@ def read_gold_points(path: str | Path, gold: RubricSet) -> dict[str, dict[str, A
     if issues:
         raise InputError(issues)
     return out
+
+
+def _fallback_kind(stored: dict[str, Any]) -> str:
+    """The kind of a stored fallback (results written before the kinds were: from its reason)."""
+    kind = stored.get("fallback_kind")
+    if kind in FALLBACK_KINDS:
+        return kind
+    return "no_usable_point" if "no usable point" in str(stored.get("fallback")) else "refused"
 
 
 def _overlap(gold: RubricSet, sets: dict[str, RubricSet], paths: dict[str, Any],
@@ -218,6 +262,7 @@ def _write_outputs(path: Path, result: CiaResult, counts: dict[str, int],
     write_jsonl(({"index": i, "source_rubric_count": counts[i],
                   "gold_atomic_count": len(result.points[i]),
                   "fallback": result.fallbacks.get(i),
+                  "fallback_kind": result.fallback_kinds.get(i),
                   "coercions": result.coercions.get(i, []),
                   "gold_atomic_points": [p.model_dump() for p in result.points[i]]}
                  for i in counts if i in result.points), path / "gold_atomic_points.jsonl")
@@ -226,7 +271,9 @@ def _write_outputs(path: Path, result: CiaResult, counts: dict[str, int],
         write_verdicts(rows, path / name)
 
 
-def _summary_json(result: CiaResult) -> str:
+def _summary_json(result: CiaResult, fallbacks_per_set: dict[str, int]) -> str:
+    """cia.json; ``fallbacks_per_set``: per rubric set, the scored queries whose gold points
+    are the atomiser's fallback (one point per criterion)."""
     import orjson
 
     assert result.summary is not None
@@ -235,6 +282,8 @@ def _summary_json(result: CiaResult) -> str:
         "queries": len(result.points),
         "gold_points": sum(len(p) for p in result.points.values()),
         "atomisation_fallbacks": result.fallbacks,
+        "atomisation_fallback_counts": result.fallback_counts(),
+        "atomisation_fallbacks_per_set": fallbacks_per_set,
         "atomisation_coercions": result.coercions,
         "scope": {"gold_queries": result.gold_queries, "scored_queries": len(result.scope),
                   "left_out_without_rubric": result.without_candidate,

@@ -165,7 +165,7 @@ async def _score(queries: dict[str, Query], responses: dict[str, str],
 
     items = []
     for index, query in queries.items():
-        gold = rubric_of_entries(index, query.gold)
+        gold = rubric_of_entries(index, query.gold, where=query.where)  # 0 points: left out
         messages = list(query.messages)
         items.append(Item(id=f"{index}::base", messages=messages, response=responses[index],
                           rubric=gold))

@@ -68,6 +68,7 @@ class RubricSet:
     per_index: dict[str, list[RubricEntry]] = field(default_factory=dict)
     shared: list[RubricEntry] | None = None
     queries: dict[str, str] = field(default_factory=dict)  # original_query, when given
+    lines: dict[str, tuple[int, str]] = field(default_factory=dict)  # index -> (line, field)
 
     @property
     def indices(self) -> list[str]:
@@ -93,6 +94,7 @@ class Query:
     gold: list[RubricEntry]
     reference: str | None = None
     messages: tuple[dict[str, str], ...] = ()
+    where: tuple[str, int, str] | None = None  # (file, line, field) of the gold rubric
 
 
 def _key(value: Any) -> str | None:
@@ -182,6 +184,7 @@ def read_rubric_set(path: str | Path) -> RubricSet:
             continue
         seen[key] = line
         out.per_index[key] = entries
+        out.lines[key] = (line, name)
         if isinstance(row.get("original_query"), str):
             out.queries[key] = row["original_query"]
     if not out.per_index and not issues:
@@ -225,11 +228,48 @@ def entries_of_rubric(rubric: Rubric) -> list[RubricEntry]:
             for c in rubric.criteria]
 
 
-def rubric_of_entries(index: str, entries: list[RubricEntry]) -> Rubric:
-    """Released entries as an Assay rubric (ids ``c1``, ``c2``, ... in order), for grading."""
-    return Rubric(id=f"gold-{index}", criteria=[
-        Criterion(id=f"c{i}", text=e.criterion, weight=e.points, axis=e.axis or None)
-        for i, e in enumerate(entries, start=1)])
+def rubric_of_entries(index: str, entries: list[RubricEntry], *,
+                      where: tuple[str, int, str] | None = None,
+                      notes: list[Issue] | None = None) -> Rubric:
+    """Released entries as an Assay rubric for grading: criterion ``c{k}`` is the ``k``-th
+    entry. An entry of 0 points cannot count for or against an answer (an Assay criterion
+    has a nonzero weight): it is left out of the rubric and named in ``notes`` (the seed-000
+    release has one; ``rubric stats``, ``cia`` and ``nearmiss judge`` read it as an entry
+    like any other). Any other problem is an :class:`InputError` naming ``where`` (file, line
+    and field of the rubric) and the entry.
+
+    >>> rubric = rubric_of_entries("7", [RubricEntry(criterion="Says A.", points=5),
+    ...     RubricEntry(criterion="Says B.", points=0)], where=("f.jsonl", 3, "rubrics"),
+    ...     notes=(notes := []))
+    >>> [c.id for c in rubric.criteria], str(notes[0])
+    (['c1'], 'f.jsonl:3: rubrics[1].points: 0 points: cannot count for or against an answer; left out of grading')
+    """
+    from pydantic import ValidationError
+
+    from assay.io.errors import issues_from
+
+    source, line, name = where if where is not None else (None, None, "rubrics")
+    kept = []
+    for i, e in enumerate(entries):
+        if e.points == 0:
+            if notes is not None:
+                notes.append(Issue(source, line, f"{name}[{i}].points", "0 points: cannot count "
+                                   "for or against an answer; left out of grading"))
+            continue
+        kept.append((i, e))
+    try:
+        return Rubric(id=f"gold-{index}", criteria=[
+            Criterion(id=f"c{i + 1}", text=e.criterion, weight=e.points, axis=e.axis or None)
+            for i, e in kept])
+    except ValidationError as exc:
+        def released(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+            if len(loc) >= 2 and loc[0] == "criteria" and isinstance(loc[1], int):
+                rest = tuple("points" if part == "weight" else "criterion" if part == "text"
+                             else part for part in loc[2:])
+                return (name, kept[loc[1]][0], *rest)
+            return (name, *(loc[1:] if loc[:1] == ("criteria",) else loc))
+
+        raise InputError(issues_from(exc, source=source, line=line, rename=released)) from None
 
 
 def read_responses(path: str | Path, *, skipped: dict[str, Issue] | None = None) -> dict[str, str]:
@@ -389,15 +429,28 @@ def load_queries(
                                f"queries (first: {missing[0]}); give --conversations"))
     return {key: Query(index=key, question=texts[key], gold=entries,
                        reference=refs.get(key),
-                       messages=conversation_messages(texts[key]))
+                       messages=conversation_messages(texts[key]),
+                       where=(str(gold), *rubrics.lines[key]) if key in rubrics.lines else None)
             for key, entries in rubrics.per_index.items()}
 
 
-def released_items(rubrics: str | Path, conversations: str | Path) -> list[Item]:
+def released_items(rubrics: str | Path, conversations: str | Path,
+                   notes: list[Issue] | None = None) -> list[Item]:
     """A released rubric set joined to ``conversations.txt`` as items to grade: each index's
     conversation with its rubric (``assay grade RUBRICS --conversations C``); the released
-    responses go with them through ``--responses``."""
+    responses go with them through ``--responses``. 0-point entries are left out and named
+    in ``notes`` (:func:`rubric_of_entries`); every other problem of every rubric is raised
+    at once, each naming its file, line and field."""
     queries = load_queries(rubrics, conversations=conversations)
-    return [Item(id=key, messages=list(query.messages), rubric=rubric_of_entries(key, query.gold))
-            for key, query in queries.items()]
+    items, issues = [], []
+    for key, query in queries.items():
+        try:
+            rubric = rubric_of_entries(key, query.gold, where=query.where, notes=notes)
+        except InputError as exc:
+            issues.extend(exc.issues)
+            continue
+        items.append(Item(id=key, messages=list(query.messages), rubric=rubric))
+    if issues:
+        raise InputError(issues)
+    return items
 

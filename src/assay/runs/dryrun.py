@@ -5,7 +5,10 @@ answers, and on ``--resume RUN`` the calls the run has already finished, are cou
 cost nothing; an item the run would skip (no rubric, no response, a prompt over the limit) is an
 issue, as it would be in the run. Prompt tokens are counted from the real prompts (about 4
 characters per token); completion tokens are estimated at ``reply_tokens`` per criterion judged.
-Dollars are shown at both prices: live, and through the provider's batch API (half).
+Each judge that would send a call also sends its preflight first (one completion request, paid
+as any, and for a local server its ``/props`` question, free): counted apart, its dollars in
+the totals. Dollars are shown at both prices: live, and through the provider's batch API
+(half; the preflight is a live request).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from assay.errors import Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.item import Item
+from assay.judges.judge import preflight_estimate
 from assay.judges.pricing import BATCH_PRICE_FACTOR, CostEstimate, estimate_cost, estimate_tokens
 from assay.rubric import Rubric
 from assay.runs.item_checks import item_issue, prompt_issue
@@ -38,11 +42,19 @@ class JudgeEstimate:
     cost: CostEstimate
     cached: int = 0
     finished: int = 0
+    preflight_requests: int = 0  # sent before the first call (none if no call is sent)
+    preflight_usd: float = 0.0
+
+    @property
+    def usd(self) -> float:
+        """The calls' and the preflight's dollars, at the live price."""
+        return round(self.cost.usd + self.preflight_usd, 6)
 
     @property
     def batch_usd(self) -> float:
-        """The same calls' dollars through the provider's batch API (``--executor batch``)."""
-        return round(self.cost.usd * BATCH_PRICE_FACTOR, 6)
+        """The same calls' dollars through the provider's batch API (``--executor batch``),
+        and the preflight's (live)."""
+        return round(self.cost.usd * BATCH_PRICE_FACTOR + self.preflight_usd, 6)
 
 
 @dataclass(frozen=True)
@@ -59,9 +71,11 @@ class DryRun:
     def to_dict(self) -> dict[str, Any]:
         """The dry run as JSON-ready data (``assay grade --dry-run --json FILE``)."""
         judges = [{"judge": e.judge, "calls": e.cost.n_calls, "cached": e.cached,
-                   "finished": e.finished, "prompt_tokens": e.cost.prompt_tokens,
+                   "finished": e.finished, "preflight_requests": e.preflight_requests,
+                   "prompt_tokens": e.cost.prompt_tokens,
                    "completion_tokens_est": e.cost.completion_tokens,
-                   "usd_est": e.cost.usd if e.cost.priced else None,
+                   "preflight_usd_est": e.preflight_usd if e.cost.priced else None,
+                   "usd_est": e.usd if e.cost.priced else None,
                    "usd_batch_est": e.batch_usd if e.cost.priced else None,
                    "priced": e.cost.priced}
                   for e in self.judges]
@@ -71,7 +85,8 @@ class DryRun:
                 "calls": sum(j["calls"] for j in judges),
                 "cached": sum(e.cached for e in self.judges),
                 "finished": sum(e.finished for e in self.judges),
-                "usd_est": sum(e.cost.usd for e in self.judges) if priced else None,
+                "preflight_requests": sum(e.preflight_requests for e in self.judges),
+                "usd_est": sum(e.usd for e in self.judges) if priced else None,
                 "usd_batch_est": sum(e.batch_usd for e in self.judges) if priced else None,
                 "judges": judges, "issues": [str(i) for i in self.issues]}
 
@@ -168,5 +183,7 @@ def estimate(items: Iterable[Item], grader: Grader, judge_configs: list[Any],
     for config in judge_configs:
         calls, prompt, completion, cached, done = per_judge[config.judge_id]
         total = estimate_cost(config.model, prompt, completion, 1)
-        out.append(JudgeEstimate(config.judge_id, replace(total, n_calls=calls), cached, done))
+        requests, preflight = preflight_estimate(config) if calls else (0, None)
+        out.append(JudgeEstimate(config.judge_id, replace(total, n_calls=calls), cached, done,
+                                 requests, preflight.usd if preflight is not None else 0.0))
     return n_items, out

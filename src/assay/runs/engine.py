@@ -348,7 +348,9 @@ class Engine:
             latency_s=reply.latency_s if reply is not None else 0.0,
             cached=bool(reply.cached) if reply is not None else False,
             attempts=reply.attempts if reply is not None else 0,
-            verdicts=verdicts, errors=errors)
+            verdicts=verdicts, errors=errors,
+            estimated_usd=getattr(reply, "estimated_usd", 0.0) if reply is not None else 0.0,
+            abandoned=getattr(reply, "abandoned", 0) if reply is not None else 0)
         if self._store_error is not None:
             self._unsaved += 1
             return
@@ -384,6 +386,8 @@ def _with_earlier_passes(reply: Any, earlier: Any) -> Any:
     """``reply`` carrying the attempts, tokens, cost and time of the call's earlier passes."""
     return replace(reply, usage=earlier.usage + reply.usage,
                    cost_usd=earlier.cost_usd + reply.cost_usd,
+                   estimated_usd=earlier.estimated_usd + reply.estimated_usd,
+                   abandoned=earlier.abandoned + reply.abandoned,
                    latency_s=earlier.latency_s + reply.latency_s,
                    attempts=earlier.attempts + reply.attempts)
 

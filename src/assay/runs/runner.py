@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import AssayError, ConfigError, InputError, Issue
 from assay.grading.fewshot import Example
 from assay.grading.grader import Grader, GradingConfig
+from assay.judges.budget import sum_preflight
 from assay.progress import RunProgress, run_progress
 from assay.runs.engine import (
     STORE_WRITE_ERRORS,
@@ -291,6 +292,8 @@ async def _grade(store: RunStore, source: ItemSource, items: Iterator[Any], opti
                          "final_pass": {"asked_again": outcome.asked_again,
                                         "recovered": outcome.recovered},
                          "in_flight": {judge.id: judge.in_flight for judge in judges},
+                         "preflight": sum_preflight([j.take_preflight().as_dict()
+                                                     for j in judges]),
                          "items_in_input": items_in_input,
                          "skipped_input": skipped_records(skipped),
                          "skipped_examples": [str(i) for i in skipped[:SKIPPED_SHOWN]]})

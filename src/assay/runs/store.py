@@ -36,7 +36,13 @@ from assay.errors import ConfigError
 from assay.item import Item
 from assay.rubric import Rubric
 from assay.runs.store_errors import StoreError, cannot_create, cannot_resume, damaged
-from assay.runs.store_schema import SCHEMA, expected_columns, permutations_json, strings_json
+from assay.runs.store_schema import (
+    ADDED_COLUMNS,
+    SCHEMA,
+    expected_columns,
+    permutations_json,
+    strings_json,
+)
 from assay.sqlite_files import connect_read_only, sidecars, write_problem
 from assay.verdict import Verdict
 from assay.wal_checkpoints import Checkpoints
@@ -66,6 +72,8 @@ class CallRecord:
     attempts: int
     verdicts: Sequence[Verdict]
     errors: Sequence[tuple[str | None, str, str]]  # (criterion id or None, kind, message)
+    estimated_usd: float = 0.0  # of cost_usd: attempts abandoned without a reply, estimated
+    abandoned: int = 0  # those attempts
 
 
 @dataclass(frozen=True)
@@ -81,16 +89,23 @@ class Totals:
     cached_tokens: int
     reasoning_tokens: int
     cost_usd: float
+    # of cost_usd: attempts abandoned on their timeout (billed, no usage reported), estimated
+    estimated_usd: float = 0.0
+    abandoned: int = 0
+    # the judges' preflight requests (not calls; their tokens and cost are in the totals)
+    preflight_requests: int = 0
 
     def plus_calls(self, other: dict[str, Any]) -> Totals:
         """These totals with calls made outside the grading store added (a taxonomy run's
-        routing: ``calls``, ``calls_ok``, ``cache_hits``, ``errors``, tokens and ``cost_usd``).
+        routing: ``calls``, ``calls_ok``, ``cache_hits``, ``errors``, tokens, ``cost_usd``
+        and the estimated part of it).
 
         >>> Totals(1, 1, 2, 2, 0, 0, 10, 5, 0, 0, 0.5).plus_calls({"calls": 3, "cost_usd": 1.0}).calls
         5
         """
         names = ("calls", "calls_ok", "cache_hits", "errors", "prompt_tokens",
-                 "completion_tokens", "cached_tokens", "reasoning_tokens", "cost_usd")
+                 "completion_tokens", "cached_tokens", "reasoning_tokens", "cost_usd",
+                 "estimated_usd", "abandoned", "preflight_requests")
         return replace(self, **{name: getattr(self, name) + other.get(name, 0) for name in names})
 
 
@@ -138,6 +153,7 @@ class RunStore:
     def __init__(self, path: str | Path, *, _verify: bool = True, read_only: bool = False):
         self.path = Path(path)
         self.read_only = read_only
+        self._without: set[str] = set()  # added columns a read-only older store lacks
         try:
             if read_only:
                 self.db = connect_read_only(self.path, what="run store")
@@ -224,8 +240,16 @@ class RunStore:
             found = [row[1] for row in self.db.execute(f"PRAGMA table_info({table})")]
             if not found:
                 raise damaged(self.path, f"table {table!r} is missing")
-            if found != columns:
+            added = [name for name, _ in ADDED_COLUMNS.get(table, ())]
+            missing = columns[len(found):]
+            if found != columns[:len(found)] or any(name not in added for name in missing):
                 raise damaged(self.path, f"table {table!r} has columns {found}, expected {columns}")
+            if missing and not self.read_only:  # a store written before them: add them
+                for name, kind in ADDED_COLUMNS[table]:
+                    if name in missing:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+            elif missing:
+                self._without.update(missing)
         if self.meta("config") is None:
             raise damaged(self.path, "the run's config is missing")
 
@@ -289,8 +313,8 @@ class RunStore:
         self._begin()
         db = self.db
         db.executemany("DELETE FROM errors WHERE call_key = ?", held.keys)
-        db.executemany("INSERT OR REPLACE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       held.calls)
+        db.executemany("INSERT OR REPLACE INTO calls VALUES "
+                       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", held.calls)
         if held.verdicts:
             db.executemany("INSERT OR REPLACE INTO verdicts VALUES (?,?,?,?,?,?,?)", held.verdicts)
         if held.errors:
@@ -347,7 +371,7 @@ class RunStore:
             permutations_json(record.permutations), "ok" if record.ok else "error", record.raw,
             u.get("prompt_tokens", 0), u.get("completion_tokens", 0), u.get("cached_tokens", 0),
             u.get("reasoning_tokens", 0), record.cost_usd, record.latency_s, int(record.cached),
-            record.attempts, now))
+            record.attempts, now, record.estimated_usd, record.abandoned))
         if record.verdicts:
             held.verdicts.extend(
                 (v.item_id, v.criterion_id, v.judge, v.decision.value if v.decision else None,
@@ -489,11 +513,25 @@ class RunStore:
             "SELECT started_at, finished_at FROM items WHERE done = 1 AND finished_at IS NOT NULL")]
 
     def totals(self) -> Totals:
-        """Every call made for the run: its grading calls and, for a taxonomy run, its routing
-        calls (``routing_totals`` metadata, see :mod:`assay.routing.run`)."""
+        """Every call made for the run: its grading calls, for a taxonomy run its routing
+        calls (``routing_totals`` metadata, see :mod:`assay.routing.run`), and the judges'
+        preflight requests of every session (their tokens and cost; counted apart from the
+        calls as ``preflight_requests``)."""
         routing = self.meta("routing_totals")
-        grading = self.grading_totals()
-        return grading.plus_calls(json.loads(routing)) if routing else grading
+        totals = self.grading_totals()
+        if routing:
+            totals = totals.plus_calls(json.loads(routing))
+        sessions = json.loads(self.meta("sessions") or "[]")
+        preflight = [s["preflight"] for s in sessions if isinstance(s.get("preflight"), dict)]
+        if preflight:
+            from assay.judges.budget import sum_preflight
+
+            spent = sum_preflight(preflight)
+            totals = totals.plus_calls({"prompt_tokens": spent["prompt_tokens"],
+                                        "completion_tokens": spent["completion_tokens"],
+                                        "cost_usd": spent["cost_usd"],
+                                        "preflight_requests": spent["requests"]})
+        return totals
 
     def grading_totals(self) -> Totals:
         """The calls of this store alone (the grading calls)."""
@@ -503,7 +541,10 @@ class RunStore:
             "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0), COALESCE(SUM(cached), 0), "
             "COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
             "COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
-            "COALESCE(SUM(cost_usd), 0) FROM calls").fetchone()
+            "COALESCE(SUM(cost_usd), 0), "
+            + ("0, 0" if self._without else
+               "COALESCE(SUM(estimated_usd), 0), COALESCE(SUM(abandoned), 0)")
+            + " FROM calls").fetchone()
         (errors,) = self.db.execute("SELECT COUNT(*) FROM errors").fetchone()
         return Totals(items, done, row[0], row[1], row[2], errors, row[3], row[4], row[5], row[6],
-                      float(row[7]))
+                      float(row[7]), float(row[8]), int(row[9]))

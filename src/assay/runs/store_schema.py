@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS calls (
     prompt_hash TEXT NOT NULL, permutations TEXT NOT NULL, status TEXT NOT NULL, raw TEXT,
     prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER,
     reasoning_tokens INTEGER, cost_usd REAL, latency_s REAL, cached INTEGER, attempts INTEGER,
-    finished_at REAL);
+    finished_at REAL, estimated_usd REAL NOT NULL DEFAULT 0, abandoned INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS calls_item ON calls (item_id);
 CREATE TABLE IF NOT EXISTS verdicts (
     item_id TEXT NOT NULL, criterion_id TEXT NOT NULL, judge TEXT NOT NULL,
@@ -36,6 +36,16 @@ CREATE TABLE IF NOT EXISTS errors (
     criterion_id TEXT, kind TEXT NOT NULL, message TEXT NOT NULL, raw TEXT, at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS errors_call ON errors (call_key);
 """
+
+
+# Columns added after the first stores were written, by table: a store without them is
+# brought up to date when opened to write (ALTER TABLE ... ADD COLUMN, their defaults), and
+# read as it is (they read as their defaults). ``calls.estimated_usd``: the part of
+# ``cost_usd`` estimated for attempts abandoned without a reply; ``calls.abandoned``: how many.
+ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "calls": (("estimated_usd", "REAL NOT NULL DEFAULT 0"),
+              ("abandoned", "INTEGER NOT NULL DEFAULT 0")),
+}
 
 
 def expected_columns() -> dict[str, list[str]]:

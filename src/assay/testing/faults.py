@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,9 +101,12 @@ class Faults:
 
 @dataclass(frozen=True)
 class Latency:
-    """Time the fake model takes to answer: fixed, uniform, lognormal, or any function."""
+    """Time the fake model takes to answer: fixed, uniform, lognormal, any function, or
+    ``by_question``: a function of the request's prompt too (the same question is as slow on
+    every attempt, as a long reasoning answer is)."""
 
     sampler: Callable[[random.Random], float]
+    by_question: Callable[[random.Random, str], float] | None = None
 
     @classmethod
     def fixed(cls, seconds: float) -> Latency:
@@ -118,7 +122,28 @@ class Latency:
 
         return cls(lambda rng: rng.lognormvariate(math.log(median), sigma))
 
-    def sample(self, rng: random.Random) -> float:
+    @classmethod
+    def heavy_tail(cls, median: float, share: float = 0.01, factor: float = 40.0,
+                   seed: int = 0) -> Latency:
+        """``median`` seconds, but ``factor`` times that for a fixed ``share`` of the questions
+        (chosen by a hash of the prompt and ``seed``): a heavy-tailed endpoint, where a few
+        questions take a long reasoning answer on every attempt.
+
+        >>> tail = Latency.heavy_tail(0.05, share=0.5)
+        >>> sorted({tail.sample(random.Random(), f"question {i}") for i in range(20)})
+        [0.05, 2.0]
+        """
+        def seconds(rng: random.Random, text: str) -> float:
+            digest = hashlib.sha256(f"{seed}\x00{text}".encode()).digest()
+            slow = int.from_bytes(digest[:8], "big") < share * 2**64
+            return median * factor if slow else median
+
+        return cls(lambda rng: median, seconds)
+
+    def sample(self, rng: random.Random, text: str = "") -> float:
+        """Seconds for a request whose prompt is ``text``."""
+        if self.by_question is not None:
+            return max(0.0, self.by_question(rng, text))
         return max(0.0, self.sampler(rng))
 
 

@@ -396,7 +396,7 @@ class FakeJudgeServer:
         messages = list(body.get("messages") or [])
         self._count += 1
         fault = self.faults.next(self._rng)
-        delay = self.latency.sample(self._rng)
+        delay = self.latency.sample(self._rng, text_in)
         self._record(request, body, parse_prompt(""), [], fault, f"model:{name}")
         await self._decode(delay)
         if fault is not None and (early := self._http_fault(fault, anthropic)) is not None:
@@ -553,7 +553,7 @@ class FakeJudgeServer:
             views = parse_prompt(text_in)
             answers = [resolve_answer(self.policy(v), v, self.option_scales) for v in views]
         fault = self.faults.next(self._rng, text_in)
-        delay = self.latency.sample(self._rng)
+        delay = self.latency.sample(self._rng, text_in)
         self._record(request, body, views, answers, fault,
                      stage_request.stage if stage_request is not None else None)
         await self._decode(delay)

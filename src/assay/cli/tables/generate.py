@@ -6,7 +6,7 @@ from typing import Any
 
 
 def estimate_table(estimate: Any, model: str, *, n_queries: int, method: str) -> Any:
-    """Calls, tokens and dollars a generation would cost (no call made)."""
+    """Calls per stage, tokens and dollars a generation would cost (no call made)."""
     from rich.table import Table
 
     table = Table(title=f"dry run: {n_queries} queries, method {method} (no call made)")
@@ -15,6 +15,10 @@ def estimate_table(estimate: Any, model: str, *, n_queries: int, method: str) ->
     usd = f"{estimate.usd:.4f}" if estimate.priced else "unpriced"
     table.add_row(model, f"{estimate.n_calls:,}", f"{estimate.prompt_tokens:,}",
                   f"{estimate.completion_tokens:,}", usd)
+    stages = ", ".join(f"{stage} {n}" for stage, n in estimate.stages.items())
+    table.caption = (f"calls per stage: {stages or 'none'} (the audit at most 1 + "
+                     f"--refine-rounds times a query); and {estimate.preflight_requests} "
+                     "preflight request(s) before the first call, in the USD")
     return table
 
 

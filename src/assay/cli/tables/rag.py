@@ -101,9 +101,10 @@ def held_out_table(table2: HeldOutTable) -> Any:
     short = {"harmful": ["Harm", "Unharm"], "helpful": ["Help", "Unhelp"],
              "inappropriate": ["Inap Y", "Inap S", "Inap N"]}
     columns = [name for s in table2.splits for name in short[s.target]]
+    inap = ("; Inap: inappropriate yes / slightly / no"
+            if any(s.target == "inappropriate" for s in table2.splits) else "")
     table = new_table(escape(f"Per-class F1 on a held-out {table2.test_size:.1%} stratified split "
-                             f"— seed 002 Table 2 ({table2.source} features; {sizes}; Inap: "
-                             "inappropriate yes / slightly / no)"),
+                             f"— seed 002 Table 2 ({table2.source} features; {sizes}{inap})"),
                       ["model", *columns])
     for row in [*table2.rows, table2.average]:
         cells = ["—" if v is None else f"{v:.2f}" for s in table2.splits for v in row.f1[s.target]]

@@ -52,5 +52,18 @@ def summary_tables(scores: RunScores, totals: Totals, *, status: str = "complete
     cost.add_row(str(totals.calls), str(totals.cache_hits), str(totals.errors),
                  f"{totals.prompt_tokens:,}", f"{totals.cached_tokens:,}",
                  f"{totals.completion_tokens:,}", f"{totals.cost_usd:.4f}")
+    if totals.abandoned:
+        cost.caption = abandoned_note(totals.abandoned, totals.estimated_usd)
     out.append(cost)
     return out
+
+
+def abandoned_note(attempts: int, estimated_usd: float) -> str:
+    """What the cost holds for attempts abandoned on their timeout.
+
+    >>> abandoned_note(3, 0.0123)
+    'cost includes $0.0123 estimated for 3 attempts abandoned on their timeout (billed by the provider, no usage reported)'
+    """
+    return (f"cost includes ${estimated_usd:.4f} estimated for {attempts} attempt"
+            f"{'s' if attempts != 1 else ''} abandoned on their timeout (billed by the provider, "
+            "no usage reported)")
