@@ -24,6 +24,12 @@ the width alone):
 requests beyond its slots and never answers 429: more in flight only wait there, and time
 out), else 64; :attr:`Limiter.in_flight_source` says which.
 
+**Lanes.** Requests waiting for a slot wait in the lane of the task that sent them
+(:data:`JUDGE_LANE`, a context variable; one lane unless a caller sets it): each lane in turn
+gets the next free slot (round robin), first come first served within a lane, and retries go
+ahead of every lane. ``assay serve`` gives each HTTP request a lane of its own, so a one-item
+request's calls are not queued behind the thousands of a large one's.
+
 Example:
     >>> import asyncio
     >>> from assay.judges.config import Limits
@@ -41,12 +47,18 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Hashable
+from contextvars import ContextVar
 
 from assay.judges.config import DEFAULT_MAX_IN_FLIGHT, Limits
 
 STORM_WINDOW = 32  # a storm: 429s are at least half of the last (up to) this many answers ...
 STORM_MIN_ANSWERS = 8  # ... of at least this many answers since the last narrowing
 MIN_WIDTH_DIVISOR = 16  # the width never drops below max_in_flight // this (nor below 1)
+
+#: The lane a judge request waits in for a slot (see the module doc): set it in a task, and
+#: the judge requests of that task and of the tasks it starts wait in that lane.
+JUDGE_LANE: ContextVar[Hashable] = ContextVar("assay_judge_lane", default=None)
 
 
 class TokenBucket:
@@ -99,7 +111,8 @@ class Limiter:
         self.round = 0  # bumped by every narrowing
         self._answers: deque[bool] = deque(maxlen=STORM_WINDOW)  # True: a 429, this round
         self._successes = 0  # since the width last changed
-        self._waiters: deque[asyncio.Future[None]] = deque()  # first attempts, in turn
+        # first attempts, by lane: the lanes in the order they are served next (round robin)
+        self._lanes: dict[Hashable, deque[asyncio.Future[None]]] = {}
         self._retries: deque[asyncio.Future[None]] = deque()  # retries: admitted first
 
     def set_max_in_flight(self, n: int, source: str = "--concurrency") -> None:
@@ -134,10 +147,11 @@ class Limiter:
     async def acquire(self, tokens: float = 0.0, *, retry: bool = False) -> int:
         """Wait for a slot (a ``retry`` goes ahead of waiting first attempts: its call has
         waited already, and the run's tail is its slowest call) and the rate budgets."""
-        if self.in_flight < self.width and not self._waiters and not self._retries:
+        if self.in_flight < self.width and not self._lanes and not self._retries:
             self.in_flight += 1
         else:
-            queue = self._retries if retry else self._waiters
+            lane = JUDGE_LANE.get()
+            queue = self._retries if retry else self._lanes.setdefault(lane, deque())
             future = asyncio.get_running_loop().create_future()
             queue.append(future)
             try:
@@ -147,6 +161,8 @@ class Limiter:
                     self.release()
                 else:
                     queue.remove(future)
+                    if not retry and not queue and self._lanes.get(lane) is queue:
+                        del self._lanes[lane]
                 raise
         try:
             # the pause is checked after admission: waiters woken later must honour it too
@@ -166,11 +182,20 @@ class Limiter:
         self._wake()
 
     def _wake(self) -> None:
-        while self.in_flight < self.width and (queue := self._retries or self._waiters):
-            future = queue.popleft()
+        while self.in_flight < self.width and (self._retries or self._lanes):
+            future = self._retries.popleft() if self._retries else self._next_in_turn()
             if not future.done():
                 self.in_flight += 1
                 future.set_result(None)
+
+    def _next_in_turn(self) -> asyncio.Future[None]:
+        """The first waiter of the lane whose turn it is; that lane goes to the back."""
+        lane = next(iter(self._lanes))
+        queue = self._lanes.pop(lane)
+        future = queue.popleft()
+        if queue:
+            self._lanes[lane] = queue
+        return future
 
     def record_success(self, estimated_tokens: float = 0.0, actual_tokens: float = 0.0) -> None:
         if self.tpm is not None and estimated_tokens:

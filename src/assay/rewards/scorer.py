@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
@@ -60,6 +60,7 @@ from assay.errors import AssayError, ConfigError
 from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.item import Item
 from assay.judges.judge import Judge
+from assay.judges.limits import JUDGE_LANE
 from assay.judges.types import FailureKind, JudgeRequest
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS, prompt_chars
 from assay.rewards.failures import FailureCounts, FailurePolicy, checked_failure_policy
@@ -237,15 +238,18 @@ class RewardScorer:
     async def score(self, items: Sequence[RewardItem], *,
                     on_failure: FailurePolicy | None = None,
                     on_result: Callable[[int, RewardResult], None] | None = None,
+                    lanes: Sequence[Hashable] | None = None,
                     ) -> list[RewardResult]:
         """One result per item, in order; ``on_failure`` overrides the scorer's policy.
         ``on_result(i, result)`` is called with each item's result as soon as its own judge
-        calls have ended (a server answers each request without waiting for the batch)."""
+        calls have ended (a server answers each request without waiting for the batch).
+        ``lanes[i]``: the judge lane of item ``i``'s calls (:data:`~assay.judges.limits.
+        JUDGE_LANE`): items of different lanes take the judge's free slots in turn."""
         policy = self.on_failure if on_failure is None else checked_failure_policy(on_failure)
         answers = [self.answer(item) for item in items]
         refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
                    if (why := input_too_large(item.messages, answer)) is not None}
-        criteria, failures = await self._criteria(items, skip=refused)
+        criteria, failures = await self._criteria(items, skip=refused, lanes=lanes)
         plans: list[tuple[Item, list[Criterion], list[PlannedCall]]] = []
         for i, (item, answer, chosen) in enumerate(zip(items, answers, criteria)):
             graded = Item(id=_item_id(item.messages, answer), messages=list(item.messages),
@@ -257,6 +261,8 @@ class RewardScorer:
                 self.judge.id) if chosen and i not in refused else []
             plans.append((graded, chosen, calls))
         async def one(i: int) -> RewardResult:
+            if lanes is not None:  # this item's task and the judge calls it starts
+                JUDGE_LANE.set(lanes[i])
             graded, chosen, calls = plans[i]
             if i in refused or i in failures:
                 failed = {"input": refused[i]} if i in refused else {"selection": failures[i]}
@@ -280,10 +286,12 @@ class RewardScorer:
         """Why ``item`` will not be sent to a judge (a size limit), or None."""
         return input_too_large(item.messages, self.answer(item))
 
-    async def _criteria(self, items: Sequence[RewardItem], *, skip: Mapping[int, str]
+    async def _criteria(self, items: Sequence[RewardItem], *, skip: Mapping[int, str],
+                        lanes: Sequence[Hashable] | None = None,
                         ) -> tuple[list[list[Criterion]], dict[int, str]]:
         """Each item's criteria, and why selection failed for the items it failed for. Items
-        in ``skip`` are not selected for (their prompt is never sent)."""
+        in ``skip`` are not selected for (their prompt is never sent); a prompt is selected in
+        the lane of its first item."""
         out: list[list[Criterion]] = []
         need: dict[str, list[int]] = {}   # one selection per distinct prompt (a GRPO group)
         selector = self.selector
@@ -301,8 +309,9 @@ class RewardScorer:
             else:
                 raise ConfigError(f"item {i} has no criteria and the scorer has no bank or selector")
         groups = list(need.values())
-        selections = await asyncio.gather(*(self._select(items[group[0]].messages)
-                                            for group in groups))
+        selections = await asyncio.gather(*(
+            self._select(items[group[0]].messages,
+                         None if lanes is None else lanes[group[0]]) for group in groups))
         failures: dict[int, str] = {}
         for group, selection in zip(groups, selections):
             for i in group:
@@ -312,10 +321,13 @@ class RewardScorer:
                     out[i] = list(selection.criteria)
         return out, failures
 
-    async def _select(self, messages: Sequence[Mapping[str, Any]]) -> CriteriaSelection | str:
+    async def _select(self, messages: Sequence[Mapping[str, Any]], lane: Hashable = None
+                      ) -> CriteriaSelection | str:
         """The prompt's selection, tried ``selection_attempts`` times; the last error if none
         succeeds (a bug, not an :class:`AssayError`, propagates)."""
         assert self.selector is not None
+        if lane is not None:
+            JUDGE_LANE.set(lane)
         error = ""
         for attempt in range(self.selection_attempts):
             if attempt:
