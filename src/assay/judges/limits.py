@@ -25,10 +25,12 @@ requests beyond its slots and never answers 429: more in flight only wait there,
 out), else 64; :attr:`Limiter.in_flight_source` says which.
 
 **Lanes.** Requests waiting for a slot wait in the lane of the task that sent them
-(:data:`JUDGE_LANE`, a context variable; one lane unless a caller sets it): each lane in turn
-gets the next free slot (round robin), first come first served within a lane, and retries go
-ahead of every lane. ``assay serve`` gives each HTTP request a lane of its own, so a one-item
-request's calls are not queued behind the thousands of a large one's.
+(:data:`JUDGE_LANE`, a context variable; one lane unless a caller sets it). A free slot goes
+to the waiting lane with the fewest requests in flight (ties in turn), first come first served
+within a lane; retries go ahead of every lane. ``assay serve`` gives each HTTP request a lane
+of its own, so a one-item request's calls take the next free slots instead of queueing behind
+the thousands of a large one's, however many large ones there are. :meth:`Limiter.release`
+is called in the task that acquired (the lane is read from the context).
 
 Example:
     >>> import asyncio
@@ -46,7 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Hashable
 from contextvars import ContextVar
 
@@ -111,9 +113,10 @@ class Limiter:
         self.round = 0  # bumped by every narrowing
         self._answers: deque[bool] = deque(maxlen=STORM_WINDOW)  # True: a 429, this round
         self._successes = 0  # since the width last changed
-        # first attempts, by lane: the lanes in the order they are served next (round robin)
+        # first attempts waiting, by lane, the lanes in turn (the last served at the back)
         self._lanes: dict[Hashable, deque[asyncio.Future[None]]] = {}
-        self._retries: deque[asyncio.Future[None]] = deque()  # retries: admitted first
+        self._retries: deque[tuple[Hashable, asyncio.Future[None]]] = deque()  # admitted first
+        self._lane_in_flight: Counter[Hashable] = Counter()
 
     def set_max_in_flight(self, n: int, source: str = "--concurrency") -> None:
         """Allow ``n`` requests in flight, as the user chose (``source``, e.g. ``assay grade
@@ -147,21 +150,27 @@ class Limiter:
     async def acquire(self, tokens: float = 0.0, *, retry: bool = False) -> int:
         """Wait for a slot (a ``retry`` goes ahead of waiting first attempts: its call has
         waited already, and the run's tail is its slowest call) and the rate budgets."""
+        lane = JUDGE_LANE.get()
         if self.in_flight < self.width and not self._lanes and not self._retries:
             self.in_flight += 1
+            self._lane_in_flight[lane] += 1
         else:
-            lane = JUDGE_LANE.get()
-            queue = self._retries if retry else self._lanes.setdefault(lane, deque())
             future = asyncio.get_running_loop().create_future()
-            queue.append(future)
+            if retry:
+                self._retries.append((lane, future))
+            else:
+                self._lanes.setdefault(lane, deque()).append(future)
             try:
                 await future
             except asyncio.CancelledError:
                 if future.done() and not future.cancelled():
                     self.release()
+                elif retry:
+                    self._retries.remove((lane, future))
                 else:
+                    queue = self._lanes[lane]
                     queue.remove(future)
-                    if not retry and not queue and self._lanes.get(lane) is queue:
+                    if not queue:
                         del self._lanes[lane]
                 raise
         try:
@@ -178,24 +187,32 @@ class Limiter:
         return self.round
 
     def release(self) -> None:
+        """End a request admitted by :meth:`acquire` (in the task that acquired)."""
         self.in_flight -= 1
+        lane = JUDGE_LANE.get()
+        self._lane_in_flight[lane] -= 1
+        if not self._lane_in_flight[lane]:
+            del self._lane_in_flight[lane]
         self._wake()
 
     def _wake(self) -> None:
         while self.in_flight < self.width and (self._retries or self._lanes):
-            future = self._retries.popleft() if self._retries else self._next_in_turn()
+            lane, future = self._retries.popleft() if self._retries else self._next_in_turn()
             if not future.done():
                 self.in_flight += 1
+                self._lane_in_flight[lane] += 1
                 future.set_result(None)
 
-    def _next_in_turn(self) -> asyncio.Future[None]:
-        """The first waiter of the lane whose turn it is; that lane goes to the back."""
-        lane = next(iter(self._lanes))
+    def _next_in_turn(self) -> tuple[Hashable, asyncio.Future[None]]:
+        """The first waiter of the waiting lane with the fewest requests in flight (the first
+        such in turn); that lane goes to the back of the turn."""
+        in_flight = self._lane_in_flight
+        lane = min(self._lanes, key=lambda waiting: in_flight[waiting])
         queue = self._lanes.pop(lane)
         future = queue.popleft()
         if queue:
             self._lanes[lane] = queue
-        return future
+        return lane, future
 
     def record_success(self, estimated_tokens: float = 0.0, actual_tokens: float = 0.0) -> None:
         if self.tpm is not None and estimated_tokens:
