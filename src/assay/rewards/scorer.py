@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from assay.bank.selection import CriteriaSelection, CriterionSelector
 
 Template = Literal["healthbench", "assay"]
+ITEMS_PER_SLOT = 1  # items started per judge slot and lane (the rest wait, unplanned)
 
 
 def checked_template(value: str) -> Template:
@@ -225,6 +226,8 @@ class RewardScorer:
         self.selection_attempts = selection_attempts
         self.calls = 0
         self.failures = FailureCounts()
+        if (why := self.ungradable(self.fixed)) is not None:
+            raise ConfigError(f"the reward bank: {why}")
 
     async def aclose(self) -> None:
         """Close the judge (flushing its cache) and the selector's, if it has its own."""
@@ -250,37 +253,70 @@ class RewardScorer:
         refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
                    if (why := input_too_large(item.messages, answer)) is not None}
         criteria, failures = await self._criteria(items, skip=refused, lanes=lanes)
-        plans: list[tuple[Item, list[Criterion], list[PlannedCall]]] = []
-        for i, (item, answer, chosen) in enumerate(zip(items, answers, criteria)):
-            graded = Item(id=_item_id(item.messages, answer), messages=list(item.messages),
-                          response=answer)
-            # model_construct: a selection may hold only penalty criteria, which a Rubric
-            # refuses; the grader reads only the criteria and guidelines from it.
-            calls = self.grader.plan(graded, Rubric.model_construct(
-                id="reward", criteria=chosen, guidelines=None, version="1", metadata={}),
-                self.judge.id) if chosen and i not in refused else []
-            plans.append((graded, chosen, calls))
+        for chosen in criteria:  # before any call: a grader error fails the whole batch
+            if (why := self.ungradable(chosen)) is not None:
+                raise ConfigError(why)
+        # Each lane has at most `window` items planned or being graded at once: their judge
+        # prompts are built when they start, so memory follows the window, not the batch.
+        window = ITEMS_PER_SLOT * self.judge.limiter.max_in_flight
+        gates: dict[Hashable, asyncio.Semaphore] = {}
+
         async def one(i: int) -> RewardResult:
-            if lanes is not None:  # this item's task and the judge calls it starts
-                JUDGE_LANE.set(lanes[i])
-            graded, chosen, calls = plans[i]
+            lane = None if lanes is None else lanes[i]
+            if lane is not None:  # this item's task and the judge calls it starts
+                JUDGE_LANE.set(lane)
+            chosen, answer = criteria[i], answers[i]
             if i in refused or i in failures:
                 failed = {"input": refused[i]} if i in refused else {"selection": failures[i]}
-                result = RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen],
-                                      {}, failed, policy)
+                result = RewardResult(None, 0.0, answer, [c.id for c in chosen], {}, failed,
+                                      policy)
             else:
-                replies = await asyncio.gather(*(self._ask(call) for call in calls))
+                async with gates.setdefault(lane, asyncio.Semaphore(window)):
+                    graded, calls = self._plan(items[i], answer, chosen)
+                    replies = await asyncio.gather(*(self._ask(call) for call in calls))
                 result = self._result(graded, chosen, list(replies), policy)
             self.failures.add([result])
             if on_result is not None:
                 on_result(i, result)
             return result
 
-        return list(await asyncio.gather(*(one(i) for i in range(len(plans)))))
+        return list(await asyncio.gather(*(one(i) for i in range(len(items)))))
+
+    def _plan(self, item: RewardItem, answer: str, chosen: list[Criterion]
+              ) -> tuple[Item, list[PlannedCall]]:
+        """The item as graded and its judge calls (none without criteria)."""
+        graded = Item(id=_item_id(item.messages, answer), messages=list(item.messages),
+                      response=answer)
+        # model_construct: a selection may hold only penalty criteria, which a Rubric
+        # refuses; the grader reads only the criteria and guidelines from it.
+        calls = self.grader.plan(graded, Rubric.model_construct(
+            id="reward", criteria=chosen, guidelines=None, version="1", metadata={}),
+            self.judge.id) if chosen else []
+        return graded, calls
 
     def answer(self, item: RewardItem) -> str:
         """The text graded for ``item``: its final answer, or the whole completion."""
         return final_answer(item.completion) if self.strip_thinking else item.completion
+
+    def ungradable(self, criteria: Sequence[Criterion] | None) -> str | None:
+        """Why this scorer's template cannot grade one of ``criteria``, or None: HealthBench's
+        grader prompt asks a yes/no question, so it grades binary criteria only.
+
+        >>> from assay.judges import make_judge
+        >>> from assay.rubric import Criterion
+        >>> scorer = RewardScorer(make_judge("openai-compatible:m@http://127.0.0.1:9/v1"))
+        >>> print(scorer.ungradable([Criterion(id="tone", text="Tone?", options=[
+        ...     {"label": "warm", "value": 1}, {"label": "cold", "value": 0}])]))
+        criterion 'tone' is ordinal: the healthbench template grades binary criteria only (the assay template grades it: assay serve --template assay)
+        """
+        if criteria is None or self.template != "healthbench":
+            return None
+        for criterion in criteria:
+            if criterion.is_multi_choice:
+                return (f"criterion {criterion.id!r} is {criterion.kind.value}: the healthbench "
+                        "template grades binary criteria only (the assay template grades it: "
+                        "assay serve --template assay)")
+        return None
 
     def refusal(self, item: RewardItem) -> str | None:
         """Why ``item`` will not be sent to a judge (a size limit), or None."""
