@@ -94,10 +94,15 @@ def serve(
 
     from assay.cli.output import fail
     from assay.errors import AssayError
-    from assay.rewards.server import RewardServer, ServeConfig
-    from assay.rewards.setup import build_scorer
 
     try:
+        if replicas is not None:  # Ray's set-up first: its errors come before any heavy import
+            from assay.distributed.ray_auth import check_ray_setup
+
+            check_ray_setup(ray_address)
+        from assay.rewards.server import RewardServer, ServeConfig
+        from assay.rewards.setup import build_scorer
+
         config = ServeConfig(host=host, port=port, token=os.environ.get(token_env) or None,
                              max_per_client=max_per_client,
                              max_connections_per_client=max_connections_per_client,
