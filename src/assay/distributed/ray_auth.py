@@ -56,6 +56,7 @@ def check_ray_setup(address: str | None, environ: Mapping[str, str] = os.environ
     (a new local instance, None, writes its own token); nothing listening at ``address``.
     ``home``: where ``.ray/auth_token`` is looked for (default: ~).
 
+    >>> check_ray_setup(None, {"RAY_AUTH_MODE": "token"}, home=Path("/nonexistent"))  # local: fine
     >>> check_ray_setup("10.0.0.5:6379", {"RAY_AUTH_MODE": "token"}, home=Path("/nonexistent"))
     Traceback (most recent call last):
     ...
@@ -76,8 +77,7 @@ def check_ray_setup(address: str | None, environ: Mapping[str, str] = os.environ
         raise ConfigError(f"RAY_AUTH_MODE=token, but there is no token to send (none in "
                           f"RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) to join "
                           f"the Ray cluster at {address}: {HOW_TO}")
-    target = gcs_host_port(address) if joining and address is not None else None
-    if target is not None:
+    if joining and address is not None and (target := gcs_host_port(address)) is not None:
         try:
             socket.create_connection(target, timeout=CONNECT_TIMEOUT_S).close()
         except OSError as exc:

@@ -6,8 +6,9 @@ in order, as soon as they are ready: a scorer whose ``score`` takes ``on_result`
 :class:`~assay.rewards.RewardScorer` does) reports each item when its own judge calls end, and
 a request does not wait for the slowest call of its batch. A scorer whose ``score`` takes
 ``lanes`` gets one lane per submission for its judge calls (:data:`~assay.judges.limits.
-JUDGE_LANE`): submissions take the judge's free slots in turn, so a one-item request is not
-queued behind the calls of a thousand-item one, in its batch or in another. A batch whose
+JUDGE_LANE`): a free judge slot goes to the submission with the fewest calls in flight, so a
+one-item request is not queued behind the calls of a thousand-item one, in its batch or in
+another. A batch whose
 scoring raises is
 scored again one submission at a time, so an error fails only the submission that caused it,
 never the others batched with it.

@@ -74,7 +74,6 @@ if TYPE_CHECKING:
     from assay.bank.selection import CriteriaSelection, CriterionSelector
 
 Template = Literal["healthbench", "assay"]
-ITEMS_PER_SLOT = 1  # items started per judge slot and lane (the rest wait, unplanned)
 
 
 def checked_template(value: str) -> Template:
@@ -247,7 +246,7 @@ class RewardScorer:
         ``on_result(i, result)`` is called with each item's result as soon as its own judge
         calls have ended (a server answers each request without waiting for the batch).
         ``lanes[i]``: the judge lane of item ``i``'s calls (:data:`~assay.judges.limits.
-        JUDGE_LANE`): items of different lanes take the judge's free slots in turn."""
+        JUDGE_LANE`): the judge's free slots are shared fairly between lanes."""
         policy = self.on_failure if on_failure is None else checked_failure_policy(on_failure)
         answers = [self.answer(item) for item in items]
         refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
@@ -256,9 +255,10 @@ class RewardScorer:
         for chosen in criteria:  # before any call: a grader error fails the whole batch
             if (why := self.ungradable(chosen)) is not None:
                 raise ConfigError(why)
-        # Each lane has at most `window` items planned or being graded at once: their judge
-        # prompts are built when they start, so memory follows the window, not the batch.
-        window = ITEMS_PER_SLOT * self.judge.limiter.max_in_flight
+        # Each lane has at most as many items planned or being graded as the judge has slots:
+        # their judge prompts are built when they start, so memory follows the judge's width,
+        # not the batch's size (the other items wait unplanned).
+        window = self.judge.limiter.max_in_flight
         gates: dict[Hashable, asyncio.Semaphore] = {}
 
         async def one(i: int) -> RewardResult:

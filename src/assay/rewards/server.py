@@ -15,12 +15,13 @@ Endpoints (JSON in and out):
 
 * **Batching**: items of concurrent requests are scored together
   (:class:`~assay.rewards.batching.MicroBatcher`); the judges layer bounds the calls in flight
-  and gives each request's calls the free slots in turn with the others' (fair scheduling:
-  a one-item request is not queued behind a thousand-item one).
+  and gives a free slot to the request with the fewest calls in flight (fair scheduling: a
+  one-item request is not queued behind a thousand-item one).
 * **Uploads**: a body must keep arriving (:mod:`assay.rewards.uploads`: ``body_timeout_s``
   between parts, ``min_body_rate`` bytes a second after that): a late one is a ``408`` and its
-  connection is closed at once. A client that goes away mid-body is one log line and an
-  ``aborted`` count in ``/metrics``.
+  connection is ended at once. A client that goes away mid-body is one log line and an
+  ``aborted`` count in ``/metrics``. An idle connection, or one whose headers never end, is
+  closed after 75 s.
 * **Per-client limits**: a client (its bearer token, else its address) may have at most
   ``max_per_client`` requests being scored, and ``max_connections_per_client`` requests open
   (uploading or scored; a larger cap, so stalled uploads never take the scoring places); more
@@ -30,9 +31,9 @@ Endpoints (JSON in and out):
   is a ``400`` naming it. ``/v1/rewards`` refuses an item over grading's size limits with a
   ``413``; ``/get_reward`` withholds only that sample's reward (``extra_logs.oversized``).
 * **Auth**: with a token every endpoint but ``/health`` needs ``Authorization: Bearer TOKEN``
-  (the scheme in any case, as RFC 7235 says)
-  or the token as the path's first segments, ``/t/TOKEN/get_reward`` (for clients that send no
-  header, such as OpenRLHF's ``--remote_rm_url``); both compared in constant time, and the token
+  (the scheme in any case, RFC 7235) or the token as the path's first segments,
+  ``/t/TOKEN/get_reward`` (for clients that send no header, such as OpenRLHF's
+  ``--remote_rm_url``); both compared in constant time, and the token
   is never logged nor a metrics label (routes are counted by template, ``/t/{token}/...``).
   Binding beyond loopback without a token is refused. Without a token (loopback only), a POST
   must say ``Content-Type: application/json`` (415 otherwise) and name a loopback ``Host``
@@ -97,6 +98,7 @@ DEFAULT_MAX_BODY_BYTES = 64 * 2**20
 UNMATCHED = "(unmatched)"  # the one metrics label of every path no route serves
 LOCAL_NAMES = LOOPBACK_HOSTS - {"0.0.0.0"}  # names that reach only this machine
 MAX_ISSUES_SHOWN = 20  # a 400 names this many bad fields at most (a reply stays small)
+KEEPALIVE_S = 75.0  # an idle connection's life (aiohttp's run_app default; nginx's is 75 s too)
 _CLIENT = web.RequestKey("client", str)  # who sent the request (the per-client caps' key)
 
 
@@ -186,7 +188,10 @@ class RewardServer:
 
     async def start(self) -> str:
         """Start listening; returns the base URL."""
-        self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
+        # an idle connection, or one whose headers never end, is closed after KEEPALIVE_S
+        # (aiohttp's own default is an hour); it holds no place of its client's meanwhile
+        self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None,
+                                     keepalive_timeout=KEEPALIVE_S)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.host, self.config.port,
                            shutdown_timeout=self.config.shutdown_timeout_s)
@@ -473,8 +478,8 @@ def _release(counts: Counter[str], client: str) -> None:
 
 async def _closing(request: web.Request, response: web.Response) -> web.Response:
     """Send ``response`` and end the connection's sending side at once (the client reads the
-    reply and its end); what is left of a late body is then read and dropped for a few
-    seconds at most (aiohttp's lingering close), holding no place of the client's."""
+    reply and its end); what is left of a late body is then read and dropped for 10 s at most
+    (aiohttp's lingering close), holding no place of the client's."""
     response.force_close()
     await response.prepare(request)
     await response.write_eof()
