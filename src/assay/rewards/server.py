@@ -481,8 +481,11 @@ async def _closing(request: web.Request, response: web.Response) -> web.Response
     reply and its end); what is left of a late body is then read and dropped for 10 s at most
     (aiohttp's lingering close), holding no place of the client's."""
     response.force_close()
-    await response.prepare(request)
-    await response.write_eof()
+    try:
+        await response.prepare(request)
+        await response.write_eof()
+    except ConnectionError:  # the client went away meanwhile: nobody to answer
+        return response
     transport = request.transport
     if transport is not None and transport.can_write_eof():
         transport.write_eof()
