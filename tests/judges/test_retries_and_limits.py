@@ -315,3 +315,75 @@ async def test_a_retry_is_admitted_before_waiting_first_attempts():
     await asyncio.gather(*tasks)
     assert order == ["retry-a", "retry-b", "first-a", "first-b"]
     assert limiter.in_flight == 0
+
+
+async def test_waiting_requests_of_different_lanes_take_free_slots_in_turn():
+    from assay.judges.config import Limits
+    from assay.judges.limits import JUDGE_LANE, Limiter
+
+    limiter = Limiter(Limits(max_in_flight=1))
+    await limiter.acquire()  # the only slot is taken
+    order = []
+
+    async def one(lane: str, n: int, retry: bool = False) -> None:
+        JUDGE_LANE.set(lane)
+        await limiter.acquire(retry=retry)
+        order.append(f"{lane}{n}")
+        limiter.release()
+
+    # a large request queues five calls, then a small one two, then a retry of the large's
+    tasks = [asyncio.create_task(one("large", n)) for n in range(5)]
+    tasks += [asyncio.create_task(one("small", n)) for n in range(2)]
+    tasks.append(asyncio.create_task(one("large", 9, retry=True)))
+    await asyncio.sleep(0)  # all of them are waiting now
+    limiter.release()
+    await asyncio.gather(*tasks)
+    assert order == ["large9", "large0", "small0", "large1", "small1", "large2", "large3",
+                     "large4"]
+    assert limiter.in_flight == 0 and not limiter._lanes and not limiter._lane_in_flight
+
+
+async def test_a_free_slot_goes_to_the_waiting_lane_with_the_fewest_in_flight():
+    from assay.judges.config import Limits
+    from assay.judges.limits import JUDGE_LANE, Limiter
+
+    limiter = Limiter(Limits(max_in_flight=4))
+    done = {name: asyncio.Event() for name in ("large", "small")}
+    admitted = []
+
+    async def one(lane: str, n: int) -> None:
+        JUDGE_LANE.set(lane)
+        await limiter.acquire()
+        admitted.append(f"{lane}{n}")
+        await done[lane].wait()
+        limiter.release()
+
+    large = [asyncio.create_task(one("large", n)) for n in range(8)]  # 4 in flight, 4 waiting
+    await asyncio.sleep(0)
+    small = [asyncio.create_task(one("small", n)) for n in range(2)]
+    await asyncio.sleep(0)
+    assert admitted == ["large0", "large1", "large2", "large3"]
+    done["large"].set()  # the 4 slots free up: the small lane (none in flight) goes first
+    for _ in range(3):  # the large calls end; then the admitted ones run
+        await asyncio.sleep(0)
+    assert admitted[4:6] == ["small0", "small1"]
+    done["small"].set()
+    await asyncio.gather(*large, *small)
+    assert admitted[6:] == ["large4", "large5", "large6", "large7"]
+    assert limiter.in_flight == 0 and not limiter._lane_in_flight
+
+
+async def test_a_cancelled_waiter_leaves_its_lane():
+    from assay.judges.config import Limits
+    from assay.judges.limits import JUDGE_LANE, Limiter
+
+    limiter = Limiter(Limits(max_in_flight=1))
+    await limiter.acquire()
+    JUDGE_LANE.set("gone")
+    waiting = asyncio.create_task(limiter.acquire())
+    await asyncio.sleep(0)
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    assert not limiter._lanes
+    limiter.release()
+    assert limiter.in_flight == 0

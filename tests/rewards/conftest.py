@@ -65,3 +65,26 @@ async def server_at(serve):
     yield start
     for server in started:
         await server.stop()
+
+
+@pytest.fixture
+async def serving(serve):
+    """``await serving(judge_latency=..., template=..., **serve_config)`` -> (base URL,
+    RewardServer, fake judge server): ``assay serve``'s server over :data:`CRITERIA` and the
+    keyword policy, stopped after the test."""
+    from assay.rewards import RewardScorer
+    from assay.rewards.server import RewardServer, ServeConfig
+
+    started = []
+
+    async def start(judge_latency=0.0, template="healthbench", **config):
+        judge_server = await serve(policy=keyword_policy, latency=judge_latency)
+        judge = make_judge(f"openai-compatible:fake@{judge_server.base_url}")
+        server = RewardServer(RewardScorer(judge, criteria=CRITERIA, template=template),
+                              ServeConfig(port=0, **config))
+        started.append(server)
+        return await server.start(), server, judge_server
+
+    yield start
+    for server in started:
+        await server.stop()

@@ -104,6 +104,29 @@ async def test_a_token_guards_everything_but_health_and_metrics_count_requests(r
     assert "s3cret" not in metrics
 
 
+def test_uploads_have_a_connection_cap_above_the_scoring_cap():
+    assert ServeConfig(max_per_client=4).connection_cap == 128
+    assert ServeConfig(max_per_client=40).connection_cap == 320
+    with pytest.raises(ConfigError, match="must be above max_per_client"):
+        ServeConfig(max_per_client=8, max_connections_per_client=8)
+    with pytest.raises(ConfigError, match="min_body_rate must be above 0"):
+        ServeConfig(min_body_rate=0)
+    with pytest.raises(ConfigError, match="max_items must be at least 1"):
+        ServeConfig(max_items=0)
+
+
+def test_the_cli_defaults_are_the_servers():
+    from assay.cli import serve as cli
+    from assay.rewards import request_limits, server, uploads
+
+    assert cli.DEFAULT_MAX_BODY_BYTES == server.DEFAULT_MAX_BODY_BYTES
+    assert (cli.DEFAULT_BODY_TIMEOUT_S, cli.DEFAULT_MIN_BODY_RATE) == (
+        uploads.DEFAULT_TIMEOUT_S, uploads.DEFAULT_MIN_RATE)
+    assert (cli.DEFAULT_MAX_ITEMS, cli.DEFAULT_MAX_CRITERIA, cli.DEFAULT_MAX_JUDGE_CALLS) == (
+        request_limits.DEFAULT_MAX_ITEMS, request_limits.DEFAULT_MAX_CRITERIA,
+        request_limits.DEFAULT_MAX_JUDGE_CALLS)
+
+
 def test_binding_beyond_loopback_needs_a_token():
     for host in ("0.0.0.0", "10.1.2.3"):
         with pytest.raises(ConfigError, match="set a bearer token"):
@@ -217,16 +240,16 @@ def test_assay_serve_takes_its_judge_from_a_config_file_and_its_limits_from_flag
         process = subprocess.Popen(
             [sys.executable, "-c", "from assay.cli import main; main()", "serve", "-j", "local",
              "--config", str(config), "--concurrency", "3", "--max-body-bytes", "5000",
-             "--port", "0", "--store", str(tmp_path / "s.sqlite")],
+             "--max-items", "2", "--port", "0", "--store", str(tmp_path / "s.sqlite")],
             stderr=subprocess.PIPE, text=True)
         try:
             line = process.stderr.readline()
             url = re.search(r"(http://127\.0\.0\.1:\d+)", line).group(1)
 
-            async def call(completion):
+            async def call(completion, items=1):
                 async with aiohttp.ClientSession() as http, http.post(
                         f"{url}/v1/rewards", json={"items": [
-                            {"prompt": PROMPT, "completion": completion}]}) as r:
+                            {"prompt": PROMPT, "completion": completion}] * items}) as r:
                     return r.status, await r.json()
 
             status, body = asyncio.run(call("Rest and see a doctor."))
@@ -234,6 +257,8 @@ def test_assay_serve_takes_its_judge_from_a_config_file_and_its_limits_from_flag
             assert judge_server.peak_in_flight == 3      # 29 calls, 3 at a time
             status, body = asyncio.run(call("x" * 6000))
             assert status == 413 and "5,000 bytes" in body["error"]
+            status, body = asyncio.run(call("Rest.", items=3))
+            assert status == 413 and "over the limit of 2 (assay serve --max-items)" in body["error"]
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=30) == 0
         finally:

@@ -19,6 +19,13 @@ EXIT_INCOMPLETE = 4
 
 
 def run_grade(**args: Any) -> None:
+    if args.get("executor") == "ray":  # Ray's set-up at once, before anything is read or asked
+        from assay.distributed.ray_auth import check_ray_setup
+
+        try:
+            check_ray_setup(args.get("ray_address"))
+        except AssayError as exc:
+            fail(exc)
     from assay.runs.repeats import is_study
 
     if args.get("inspect_log") is not None:  # the items are the log's samples

@@ -9,7 +9,11 @@ import typer
 
 from assay.cli.app import app
 
-DEFAULT_MAX_BODY_BYTES = 64 * 2**20  # assay.rewards.server's (not imported here: heavy)
+# assay.rewards.server's, assay.rewards.uploads' and assay.rewards.request_limits' defaults
+# (not imported here: heavy)
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+DEFAULT_BODY_TIMEOUT_S, DEFAULT_MIN_BODY_RATE = 10.0, 16 * 1024
+DEFAULT_MAX_ITEMS, DEFAULT_MAX_CRITERIA, DEFAULT_MAX_JUDGE_CALLS = 1024, 128, 32_768
 
 
 @app.command()
@@ -48,8 +52,24 @@ def serve(
     port: int = typer.Option(8000, "--port", help="Port (0: any free one)."),
     token_env: str = typer.Option("ASSAY_SERVE_TOKEN", "--token-env", help="Environment "
                                   "variable holding the bearer token (never on the command line)."),
-    max_per_client: int = typer.Option(16, "--max-per-client", help="Requests in progress per "
-                                       "client; more get 429."),
+    max_per_client: int = typer.Option(16, "--max-per-client", min=1, help="Requests being "
+                                       "scored per client; more get 429."),
+    max_connections_per_client: int | None = typer.Option(
+        None, "--max-connections-per-client", min=2, help="Requests open per client, uploading "
+        "or scored (default: 8 x --max-per-client, at least 128); more get 429."),
+    body_timeout_s: float = typer.Option(
+        DEFAULT_BODY_TIMEOUT_S, "--body-timeout-s", min=0.001, help="The longest wait for the "
+        "next part of a request body; a late body gets 408 and its connection is closed."),
+    min_body_rate: float = typer.Option(
+        DEFAULT_MIN_BODY_RATE, "--min-body-rate", min=1, help="Bytes a second a body must "
+        "keep arriving at after its first --body-timeout-s (else 408)."),
+    max_items: int = typer.Option(DEFAULT_MAX_ITEMS, "--max-items", min=1, help="Items per "
+                                  "request at most; more is a 413."),
+    max_criteria: int = typer.Option(DEFAULT_MAX_CRITERIA, "--max-criteria", min=1,
+                                     help="Criteria an item may bring at most; more is a 413."),
+    max_judge_calls: int = typer.Option(DEFAULT_MAX_JUDGE_CALLS, "--max-judge-calls", min=1,
+                                        help="Judge calls per request at most (items x their "
+                                        "criteria); more is a 413."),
     batch_window_ms: float = typer.Option(
         5.0, "--batch-window-ms", help="Micro-batching: the longest a request waits to share a "
         "batch, only while one is being scored and another request is being read."),
@@ -74,13 +94,22 @@ def serve(
 
     from assay.cli.output import fail
     from assay.errors import AssayError
-    from assay.rewards.server import RewardServer, ServeConfig
-    from assay.rewards.setup import build_scorer
 
     try:
+        if replicas is not None:  # Ray's set-up first: its errors come before any heavy import
+            from assay.distributed.ray_auth import check_ray_setup
+
+            check_ray_setup(ray_address)
+        from assay.rewards.server import RewardServer, ServeConfig
+        from assay.rewards.setup import build_scorer
+
         config = ServeConfig(host=host, port=port, token=os.environ.get(token_env) or None,
-                             max_per_client=max_per_client, batch_window_ms=batch_window_ms,
-                             max_batch=max_batch, max_body_bytes=max_body_bytes,
+                             max_per_client=max_per_client,
+                             max_connections_per_client=max_connections_per_client,
+                             batch_window_ms=batch_window_ms, max_batch=max_batch,
+                             max_body_bytes=max_body_bytes, body_timeout_s=body_timeout_s,
+                             min_body_rate=min_body_rate, max_items=max_items,
+                             max_criteria=max_criteria, max_judge_calls=max_judge_calls,
                              judge_concurrency=concurrency)
 
         async def main() -> None:

@@ -9,9 +9,12 @@ itself only sends one when ``RAY_AUTH_MODE=token`` is set, and a driver without 
 Assay uses Ray's own variables: a token given in ``$RAY_AUTH_TOKEN`` or ``$RAY_AUTH_TOKEN_PATH``
 is sent (``RAY_AUTH_MODE=token`` is set for this process when unset); the default file
 ``~/.ray/auth_token`` is sent only with ``RAY_AUTH_MODE=token``, so a local token never goes to
-another cluster unasked. Before joining, :func:`check_cluster_access` asks the head's GCS once:
-nothing listening, or a missing or wrong token, is a :class:`~assay.errors.ConfigError` that
-says so at once (the token itself is never in a message).
+another cluster unasked. Before Ray is even imported, :func:`check_ray_setup` finds the
+set-up Ray would crash on in its C++ layer (a 60-line native stack): ``RAY_AUTH_MODE=token``
+with no token to send, a ``RAY_AUTH_TOKEN_PATH`` that cannot be read or is empty; and nothing
+listening at the address. Before joining, :func:`check_cluster_access` asks the head's GCS
+once: a missing or wrong token. Each is one :class:`~assay.errors.ConfigError` that says
+which, at once (the token itself is never in a message).
 
 Example:
     >>> token_given({"RAY_AUTH_TOKEN": "t0k3n"}), token_given({})
@@ -24,7 +27,10 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from assay.errors import ConfigError
@@ -40,6 +46,52 @@ HOW_TO = ("give the head's token (print it on the head with `ray get-auth-token`
 def token_given(environ: Mapping[str, str] = os.environ) -> bool:
     """Whether the user handed Ray a token explicitly (not just the default file)."""
     return any(environ.get(var) for var in TOKEN_VARS)
+
+
+def check_ray_setup(address: str | None, environ: Mapping[str, str] = os.environ,
+                    home: Path | None = None) -> None:
+    """Raise a :class:`ConfigError` saying which, before Ray is imported, for a set-up Ray
+    would crash on or retry for 20 s: a ``RAY_AUTH_TOKEN_PATH`` that cannot be read or is
+    empty; ``RAY_AUTH_MODE=token`` with no token at all when joining a cluster at ``address``
+    (a new local instance, None, writes its own token); nothing listening at ``address``.
+    ``home``: where ``.ray/auth_token`` is looked for (default: ~).
+
+    >>> check_ray_setup(None, {"RAY_AUTH_MODE": "token"}, home=Path("/nonexistent"))  # local: fine
+    >>> check_ray_setup("10.0.0.5:6379", {"RAY_AUTH_MODE": "token"}, home=Path("/nonexistent"))
+    Traceback (most recent call last):
+    ...
+    assay.errors.ConfigError: RAY_AUTH_MODE=token, but there is no token to send ...
+    """
+    path = environ.get("RAY_AUTH_TOKEN_PATH")
+    if path:
+        try:
+            token = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ConfigError(f"RAY_AUTH_TOKEN_PATH={path}: the token file cannot be read "
+                              f"({exc.strerror or exc}): {HOW_TO}") from None
+        if not token.strip():
+            raise ConfigError(f"RAY_AUTH_TOKEN_PATH={path}: the token file is empty: {HOW_TO}")
+    joining = address not in (None, "local")
+    if (joining and (environ.get(AUTH_MODE_VAR) or "").lower() == "token"
+            and not token_given(environ) and not _default_token(home)):
+        raise ConfigError(f"RAY_AUTH_MODE=token, but there is no token to send (none in "
+                          f"RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) to join "
+                          f"the Ray cluster at {address}: {HOW_TO}")
+    if joining and address is not None and (target := gcs_host_port(address)) is not None:
+        try:
+            socket.create_connection(target, timeout=CONNECT_TIMEOUT_S).close()
+        except OSError as exc:
+            raise ConfigError(f"--ray-address {address}: nothing answers there "
+                              f"({exc.strerror or exc}); is the head started (`ray start "
+                              "--head --port PORT`) and reachable?") from None
+
+
+def _default_token(home: Path | None) -> bool:
+    """Whether Ray's default token file (``~/.ray/auth_token``) holds a token."""
+    try:
+        return bool(((home or Path.home()) / ".ray" / "auth_token").read_text().strip())
+    except (OSError, RuntimeError, UnicodeDecodeError):  # none, unreadable, or no home at all
+        return False
 
 
 def gcs_host_port(address: str) -> tuple[str, int] | None:
@@ -68,17 +120,11 @@ def send_token_if_given(ray: Any) -> None:
 
 
 def check_cluster_access(ray: Any, address: str) -> None:
-    """Fail at once, saying why, when nothing listens at ``address`` or its head refuses this
-    driver's token; do nothing for addresses Ray resolves itself or a Ray without auth."""
+    """Fail at once, saying why, when the head at ``address`` refuses this driver's token (ask
+    its GCS once); do nothing for addresses Ray resolves itself or a Ray without auth."""
     target = gcs_host_port(address)
     if target is None:
         return
-    try:
-        socket.create_connection(target, timeout=CONNECT_TIMEOUT_S).close()
-    except OSError as exc:
-        raise ConfigError(f"--ray-address {address}: nothing answers there ({exc.strerror or exc}); "
-                          "is the head started (`ray start --head --port PORT`) and reachable?"
-                          ) from None
     try:
         from ray._raylet import GcsClient  # type: ignore[attr-defined]  # (no stub for it)
     except ImportError:
@@ -87,11 +133,26 @@ def check_cluster_access(ray: Any, address: str) -> None:
     if authentication_error is None:
         return
     try:
-        GcsClient(address=f"{target[0]}:{target[1]}")
+        with _native_logs_silenced():  # Ray's C++ client logs the refusal on its own
+            GcsClient(address=f"{target[0]}:{target[1]}")
     except authentication_error:
         raise ConfigError(refused_message(address)) from None
     except (ray.exceptions.RayError, RuntimeError, OSError, ValueError):
         return  # anything else: ray.init reports it in its own words
+
+
+@contextmanager
+def _native_logs_silenced() -> Iterator[None]:
+    """Send what native code writes to stderr (file descriptor 2) to /dev/null meanwhile."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def refused_message(address: str) -> str:

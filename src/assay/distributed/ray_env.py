@@ -5,7 +5,8 @@ the one already open in this process, a cluster's (``address="HOST:6379"``, ``"a
 new local instance sized by ``num_cpus``. Joining a cluster whose head has token
 authentication on (the default of new heads) takes the head's token from Ray's own
 ``$RAY_AUTH_TOKEN`` or ``$RAY_AUTH_TOKEN_PATH`` (:mod:`assay.distributed.ray_auth`); a missing
-or wrong token, or no head at the address, is a clear error at once. Usage statistics are switched off before Ray is
+or wrong token, a token file that cannot be read, ``RAY_AUTH_MODE=token`` with no token, or no
+head at the address, is one clear error at once, never Ray's native stack dump. Usage statistics are switched off before Ray is
 imported (``RAY_USAGE_STATS_ENABLED=0``), so neither the driver nor the workers it starts ever
 report home; the dashboard is not started.
 
@@ -18,9 +19,15 @@ Example:
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
-from assay.distributed.ray_auth import check_cluster_access, refused_message, send_token_if_given
+from assay.distributed.ray_auth import (
+    check_cluster_access,
+    check_ray_setup,
+    refused_message,
+    send_token_if_given,
+)
 from assay.errors import ConfigError
 
 INSTALL_HINT = "pip install 'assay[distributed]'  (Ray is an optional extra)"
@@ -47,6 +54,10 @@ def import_ray() -> Any:
 def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
     """The ``ray`` module, connected (see the module doc). A connection already open in this
     process is reused as it is (a test session, a notebook, a caller's own ``ray.init``)."""
+    loaded = sys.modules.get("ray")
+    if loaded is not None and loaded.is_initialized():
+        return loaded
+    check_ray_setup(address)  # before Ray is imported: what its C++ layer would crash on
     ray = import_ray()
     if ray.is_initialized():
         return ray

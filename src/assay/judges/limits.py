@@ -34,6 +34,14 @@ that, and halves above :data:`BACK_OFF_ABOVE` times it (never below 1, never abo
 ``width`` passes S, so the width settles near ``1.25 S``. :attr:`Limiter.reached` is the widest
 it went (a run's manifest records it).
 
+**Lanes.** Requests waiting for a slot wait in the lane of the task that sent them
+(:data:`JUDGE_LANE`, a context variable; one lane unless a caller sets it). A free slot goes
+to the waiting lane with the fewest requests in flight (ties in turn), first come first served
+within a lane; retries go ahead of every lane. ``assay serve`` gives each HTTP request a lane
+of its own, so a one-item request's calls take the next free slots instead of queueing behind
+the thousands of a large one's, however many large ones there are. :meth:`Limiter.release`
+is called in the task that acquired (the lane is read from the context).
+
 Example:
     >>> import asyncio
     >>> from assay.judges.config import Limits
@@ -51,7 +59,9 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Hashable
+from contextvars import ContextVar
 
 from assay.judges.config import DEFAULT_MAX_IN_FLIGHT, Limits
 
@@ -62,6 +72,10 @@ LATENCY_START = 2  # requests in flight a local server that says no slots starts
 LATENCY_WINDOW = 4  # at least this many replies per latency window
 GROW_WHILE = 1.25  # grow while a window's median latency is within this of the fastest window's
 BACK_OFF_ABOVE = 2.0  # halve above this
+
+#: The lane a judge request waits in for a slot (see the module doc): set it in a task, and
+#: the judge requests of that task and of the tasks it starts wait in that lane.
+JUDGE_LANE: ContextVar[Hashable] = ContextVar("assay_judge_lane", default=None)
 
 
 class TokenBucket:
@@ -114,8 +128,10 @@ class Limiter:
         self.round = 0  # bumped by every narrowing
         self._answers: deque[bool] = deque(maxlen=STORM_WINDOW)  # True: a 429, this round
         self._successes = 0  # since the width last changed
-        self._waiters: deque[asyncio.Future[None]] = deque()  # first attempts, in turn
-        self._retries: deque[asyncio.Future[None]] = deque()  # retries: admitted first
+        # first attempts waiting, by lane, the lanes in turn (the last served at the back)
+        self._lanes: dict[Hashable, deque[asyncio.Future[None]]] = {}
+        self._retries: deque[tuple[Hashable, asyncio.Future[None]]] = deque()  # admitted first
+        self._lane_in_flight: Counter[Hashable] = Counter()
         self._latencies: list[float] | None = None  # the window's replies (AIMD on latency)
         self._fastest = float("inf")  # the lowest window median latency so far
         self.reached = self.width  # the widest the width has been
@@ -183,19 +199,28 @@ class Limiter:
     async def acquire(self, tokens: float = 0.0, *, retry: bool = False) -> int:
         """Wait for a slot (a ``retry`` goes ahead of waiting first attempts: its call has
         waited already, and the run's tail is its slowest call) and the rate budgets."""
-        if self.in_flight < self.width and not self._waiters and not self._retries:
+        lane = JUDGE_LANE.get()
+        if self.in_flight < self.width and not self._lanes and not self._retries:
             self.in_flight += 1
+            self._lane_in_flight[lane] += 1
         else:
-            queue = self._retries if retry else self._waiters
             future = asyncio.get_running_loop().create_future()
-            queue.append(future)
+            if retry:
+                self._retries.append((lane, future))
+            else:
+                self._lanes.setdefault(lane, deque()).append(future)
             try:
                 await future
             except asyncio.CancelledError:
                 if future.done() and not future.cancelled():
                     self.release()
+                elif retry:
+                    self._retries.remove((lane, future))
                 else:
+                    queue = self._lanes[lane]
                     queue.remove(future)
+                    if not queue:
+                        del self._lanes[lane]
                 raise
         try:
             # the pause is checked after admission: waiters woken later must honour it too
@@ -211,15 +236,32 @@ class Limiter:
         return self.round
 
     def release(self) -> None:
+        """End a request admitted by :meth:`acquire` (in the task that acquired)."""
         self.in_flight -= 1
+        lane = JUDGE_LANE.get()
+        self._lane_in_flight[lane] -= 1
+        if not self._lane_in_flight[lane]:
+            del self._lane_in_flight[lane]
         self._wake()
 
     def _wake(self) -> None:
-        while self.in_flight < self.width and (queue := self._retries or self._waiters):
-            future = queue.popleft()
+        while self.in_flight < self.width and (self._retries or self._lanes):
+            lane, future = self._retries.popleft() if self._retries else self._next_in_turn()
             if not future.done():
                 self.in_flight += 1
+                self._lane_in_flight[lane] += 1
                 future.set_result(None)
+
+    def _next_in_turn(self) -> tuple[Hashable, asyncio.Future[None]]:
+        """The first waiter of the waiting lane with the fewest requests in flight (the first
+        such in turn); that lane goes to the back of the turn."""
+        in_flight = self._lane_in_flight
+        lane = min(self._lanes, key=lambda waiting: in_flight[waiting])
+        queue = self._lanes.pop(lane)
+        future = queue.popleft()
+        if queue:
+            self._lanes[lane] = queue
+        return lane, future
 
     def record_success(self, estimated_tokens: float = 0.0, actual_tokens: float = 0.0,
                        latency_s: float | None = None) -> None:

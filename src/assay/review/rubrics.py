@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,8 +55,6 @@ def save_reviewed_rubric(
     source: str | None = None,
 ) -> Path:
     """Apply ``decisions`` to ``rubric`` and write the new version in ``folder`` (YAML)."""
-    from assay.io import write_rubric
-
     by_id = {d.criterion_id: d for d in decisions}
     unknown = set(by_id) - {c.id for c in rubric.criteria}
     if unknown:
@@ -97,8 +98,23 @@ def save_reviewed_rubric(
                           for c in rubric.criteria}}},
     })
     path = folder / f"{_safe(rubric.id)}.v{version}.yaml"
-    write_rubric(reviewed, path)
+    _write_atomically(reviewed, path)
     return path
+
+
+def _write_atomically(rubric: Rubric, path: Path) -> None:
+    """Write ``rubric`` in a temporary folder beside ``path``, then rename it into place: a
+    reader (``assay grade --rubric``, :func:`latest_reviewed`) sees the whole file or none, and
+    a write that fails (a full disk) leaves nothing behind."""
+    from assay.io import write_rubric
+
+    scratch = Path(tempfile.mkdtemp(prefix=".saving-", dir=path.parent))
+    try:
+        written = scratch / path.name  # the same name: the writer picks YAML by the suffix
+        write_rubric(rubric, written)
+        os.replace(written, path)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _validated(data: dict[str, Any]) -> Rubric:

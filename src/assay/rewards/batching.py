@@ -4,7 +4,12 @@ Items submitted together are scored together, so selections of the same prompt a
 judge's connection pool are shared across requests. Each request gets its own results back,
 in order, as soon as they are ready: a scorer whose ``score`` takes ``on_result`` (as
 :class:`~assay.rewards.RewardScorer` does) reports each item when its own judge calls end, and
-a request does not wait for the slowest call of its batch. A batch whose scoring raises is
+a request does not wait for the slowest call of its batch. A scorer whose ``score`` takes
+``lanes`` gets one lane per submission for its judge calls (:data:`~assay.judges.limits.
+JUDGE_LANE`): a free judge slot goes to the submission with the fewest calls in flight, so a
+one-item request is not queued behind the calls of a thousand-item one, in its batch or in
+another. A batch whose
+scoring raises is
 scored again one submission at a time, so an error fails only the submission that caused it,
 never the others batched with it.
 
@@ -32,18 +37,24 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+
+_Submission = tuple[list[Any], asyncio.Future, int]  # its items, its answer, its judge lane
 
 
 class MicroBatcher:
     def __init__(self, scorer: Any, *, window_s: float = 0.005, max_batch: int = 256):
         self.scorer = scorer
-        self._streams = "on_result" in inspect.signature(scorer.score).parameters
+        parameters = inspect.signature(scorer.score).parameters
+        self._streams = "on_result" in parameters
+        self._laned = "lanes" in parameters
+        self._lane_numbers = itertools.count()
         self.window_s = window_s
         self.max_batch = max_batch
-        self._queue: list[tuple[list[Any], asyncio.Future]] = []  # one entry per submission
+        self._queue: list[_Submission] = []
         self._queued_items = 0
         self._timer: asyncio.TimerHandle | None = None
         self._settling = False  # a look at the queue is scheduled for the next loop turn
@@ -74,7 +85,7 @@ class MicroBatcher:
         if not items:
             return []
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        self._queue.append((list(items), future))
+        self._queue.append((list(items), future, next(self._lane_numbers)))
         self._queued_items += len(items)
         if self._queued_items >= self.max_batch or self.window_s <= 0:
             self._flush()
@@ -123,16 +134,18 @@ class MicroBatcher:
         if not self._tasks and self._queue:  # what waited for this batch need wait no more
             self._settle_soon()
 
-    async def _run(self, batch: list[tuple[list[Any], asyncio.Future]]) -> None:
+    async def _run(self, batch: list[_Submission]) -> None:
         self.batches += 1
-        self.items += sum(len(items) for items, _ in batch)
-        flat = [item for items, _ in batch for item in items]
+        self.items += sum(len(items) for items, _, _ in batch)
+        flat = [item for items, _, _ in batch for item in items]
         answers = _Answers(batch)
+        options: dict[str, Any] = {}
+        if self._streams:
+            options["on_result"] = answers.put
+        if self._laned:
+            options["lanes"] = [lane for items, _, lane in batch for _ in items]
         try:
-            if self._streams:
-                results = await self.scorer.score(flat, on_result=answers.put)
-            else:
-                results = await self.scorer.score(flat)
+            results = await self.scorer.score(flat, **options)
         except Exception as exc:  # noqa: BLE001  (handed to the submission that caused it)
             waiting = [entry for entry in batch if not entry[1].done()]
             if len(batch) == 1:
@@ -159,12 +172,12 @@ _PENDING = object()  # a result not reported yet
 class _Answers:
     """A batch's results handed to each submission as soon as all of its own are in."""
 
-    def __init__(self, batch: list[tuple[list[Any], asyncio.Future]]):
+    def __init__(self, batch: list[_Submission]):
         self._owner: list[tuple[int, int]] = []  # flat index → (submission, index in it)
         self._results: list[list[Any]] = []
         self._missing: list[int] = []
-        self._futures = [future for _, future in batch]
-        for n, (items, _) in enumerate(batch):
+        self._futures = [future for _, future, _ in batch]
+        for n, (items, _, _) in enumerate(batch):
             self._owner += [(n, k) for k in range(len(items))]
             self._results.append([_PENDING] * len(items))
             self._missing.append(len(items))

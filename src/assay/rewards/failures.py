@@ -1,5 +1,6 @@
 """The reward failure policy, and the failure counts shown to every trainer (what each policy
-does: :mod:`assay.rewards.scorer`).
+does: :mod:`assay.rewards.scorer`, which imports this module; this one imports nothing of the
+scorer's and counts anything with a ``reward`` and a ``failed`` mapping, :class:`Outcome`).
 
 Example:
     >>> FAILURE_POLICIES
@@ -8,14 +9,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeGuard, get_args
+from typing import Literal, Protocol, TypeGuard, get_args
 
 from assay.errors import ConfigError
-
-if TYPE_CHECKING:
-    from assay.rewards.scorer import RewardResult
 
 FailurePolicy = Literal["no-reward", "unmet", "penalty-met", "skip"]
 FAILURE_POLICIES: tuple[FailurePolicy, ...] = get_args(FailurePolicy)
@@ -36,6 +34,18 @@ def _is_failure_policy(value: str) -> TypeGuard[FailurePolicy]:
     return value in FAILURE_POLICIES
 
 
+class Outcome(Protocol):
+    """What the counts read of a sample's result (a :class:`~assay.rewards.RewardResult`): its
+    reward (None when withheld) and its failures (criterion id, ``selection`` or ``input`` →
+    why)."""
+
+    @property
+    def reward(self) -> float | None: ...
+
+    @property
+    def failed(self) -> Mapping[str, str]: ...
+
+
 @dataclass
 class FailureCounts:
     """What went wrong since the scorer started (``/metrics``; adapters report per batch)."""
@@ -47,7 +57,7 @@ class FailureCounts:
     selection_retries: int = 0
     oversized: int = 0        # samples refused for a size limit
 
-    def add(self, results: Sequence[RewardResult]) -> None:
+    def add(self, results: Sequence[Outcome]) -> None:
         for r in results:
             if r.failed:
                 self.samples += 1
@@ -65,13 +75,12 @@ class FailureCounts:
                 "reward_oversized_samples_total": self.oversized}
 
 
-def batch_failures(results: Sequence[RewardResult]) -> dict[str, float]:
+def batch_failures(results: Sequence[Outcome]) -> dict[str, float]:
     """One batch's failures as trainer metrics: the share of samples with a failure, the
     share left without a reward, and the failed criterion calls per sample.
 
-    >>> from assay.rewards.scorer import RewardResult
-    >>> batch_failures([RewardResult(None, 0.0, "", ["a"], failed={"a": "500"}),
-    ...                 RewardResult(1.0, 1.0, "", ["a"])])
+    >>> from types import SimpleNamespace as Result
+    >>> batch_failures([Result(reward=None, failed={"a": "500"}), Result(reward=1.0, failed={})])
     {'failed_sample_rate': 0.5, 'withheld_sample_rate': 0.5, 'failed_calls_per_sample': 0.5}
     """
     counts = FailureCounts()

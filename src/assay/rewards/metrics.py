@@ -20,6 +20,7 @@ class ServerMetrics:
     def __init__(self) -> None:
         self.requests: Counter[tuple[str, int]] = Counter()
         self.rejected: Counter[str] = Counter()
+        self.aborted: Counter[str] = Counter()  # clients gone mid-body ("upload") or mid-scoring
         self.items = 0
         self.in_flight = 0
         self.latency_buckets: dict[str, list[int]] = {}
@@ -41,6 +42,9 @@ class ServerMetrics:
         lines.append("# TYPE assay_rejected_total counter")
         for reason, n in sorted(self.rejected.items()):
             lines.append(f'assay_rejected_total{{reason="{reason}"}} {n}')
+        lines.append("# TYPE assay_aborted_total counter")
+        for stage in ("upload", "scoring"):
+            lines.append(f'assay_aborted_total{{stage="{stage}"}} {self.aborted[stage]}')
         lines += ["# TYPE assay_reward_items_total counter", f"assay_reward_items_total {self.items}",
                   "# TYPE assay_requests_in_flight gauge", f"assay_requests_in_flight {self.in_flight}",
                   "# TYPE assay_request_seconds histogram"]

@@ -17,7 +17,9 @@ OpenRLHF needs a number for every sample: one without a reward (a failed criteri
 the default ``no-reward`` failure policy; no verdict or no criteria under any policy) gets
 ``missing_reward`` (0.0 by default, the floor of the default ``minmax`` reward) in
 ``rewards`` and ``scores``, and ``extra_logs`` says so per sample: ``reward_withheld`` (1.0
-or 0.0) and ``judge_failures`` (failed calls), which OpenRLHF logs with the batch.
+or 0.0), ``judge_failures`` (failed calls) and ``oversized`` (1.0 for a sample over grading's
+size limits, never sent to a judge; the batch's other samples are scored), which OpenRLHF
+logs with the batch.
 
 Example::
 
@@ -117,11 +119,12 @@ def openrlhf_reply(results: Sequence[RewardResult], missing_reward: float = 0.0)
     ``extra_logs`` (module docstring).
 
     >>> openrlhf_reply([RewardResult(None, 0.0, "", ["a"], failed={"a": "500"})])["extra_logs"]
-    {'criteria': [1.0], 'judge_failures': [1.0], 'reward_withheld': [1.0]}
+    {'criteria': [1.0], 'judge_failures': [1.0], 'reward_withheld': [1.0], 'oversized': [0.0]}
     """
     rewards = [r.reward if r.reward is not None else missing_reward for r in results]
     return {"rewards": rewards,
             "scores": [min(1.0, max(0.0, r)) for r in rewards],
             "extra_logs": {"criteria": [float(len(r.criteria)) for r in results],
                            "judge_failures": [float(len(r.failed)) for r in results],
-                           "reward_withheld": [float(r.reward is None) for r in results]}}
+                           "reward_withheld": [float(r.reward is None) for r in results],
+                           "oversized": [float("input" in r.failed) for r in results]}}

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard, get_args
 
@@ -60,6 +60,7 @@ from assay.errors import AssayError, ConfigError
 from assay.grading.grader import Grader, GradingConfig, PlannedCall
 from assay.item import Item
 from assay.judges.judge import Judge
+from assay.judges.limits import JUDGE_LANE
 from assay.judges.types import FailureKind, JudgeRequest
 from assay.limits import MAX_PROMPT_CHARS, MAX_RESPONSE_CHARS, prompt_chars
 from assay.rewards.failures import FailureCounts, FailurePolicy, checked_failure_policy
@@ -225,6 +226,8 @@ class RewardScorer:
         self.selection_attempts = selection_attempts
         self.calls = 0
         self.failures = FailureCounts()
+        if (why := self.ungradable(self.fixed)) is not None:
+            raise ConfigError(f"the reward bank: {why}")
 
     async def aclose(self) -> None:
         """Close the judge (flushing its cache) and the selector's, if it has its own."""
@@ -238,53 +241,94 @@ class RewardScorer:
     async def score(self, items: Sequence[RewardItem], *,
                     on_failure: FailurePolicy | None = None,
                     on_result: Callable[[int, RewardResult], None] | None = None,
+                    lanes: Sequence[Hashable] | None = None,
                     ) -> list[RewardResult]:
         """One result per item, in order; ``on_failure`` overrides the scorer's policy.
         ``on_result(i, result)`` is called with each item's result as soon as its own judge
-        calls have ended (a server answers each request without waiting for the batch)."""
+        calls have ended (a server answers each request without waiting for the batch).
+        ``lanes[i]``: the judge lane of item ``i``'s calls (:data:`~assay.judges.limits.
+        JUDGE_LANE`): the judge's free slots are shared fairly between lanes."""
         policy = self.on_failure if on_failure is None else checked_failure_policy(on_failure)
         answers = [self.answer(item) for item in items]
         refused = {i: why for i, (item, answer) in enumerate(zip(items, answers))
                    if (why := input_too_large(item.messages, answer)) is not None}
-        criteria, failures = await self._criteria(items, skip=refused)
-        plans: list[tuple[Item, list[Criterion], list[PlannedCall]]] = []
-        for i, (item, answer, chosen) in enumerate(zip(items, answers, criteria)):
-            graded = Item(id=_item_id(item.messages, answer), messages=list(item.messages),
-                          response=answer)
-            # model_construct: a selection may hold only penalty criteria, which a Rubric
-            # refuses; the grader reads only the criteria and guidelines from it.
-            calls = self.grader.plan(graded, Rubric.model_construct(
-                id="reward", criteria=chosen, guidelines=None, version="1", metadata={}),
-                self.judge.id) if chosen and i not in refused else []
-            plans.append((graded, chosen, calls))
+        criteria, failures = await self._criteria(items, skip=refused, lanes=lanes)
+        for chosen in criteria:  # before any call: a grader error fails the whole batch
+            if (why := self.ungradable(chosen)) is not None:
+                raise ConfigError(why)
+        # Each lane has at most as many items planned or being graded as the judge has slots:
+        # their judge prompts are built when they start, so memory follows the judge's width,
+        # not the batch's size (the other items wait unplanned).
+        window = self.judge.limiter.max_in_flight
+        gates: dict[Hashable, asyncio.Semaphore] = {}
+
         async def one(i: int) -> RewardResult:
-            graded, chosen, calls = plans[i]
+            lane = None if lanes is None else lanes[i]
+            if lane is not None:  # this item's task and the judge calls it starts
+                JUDGE_LANE.set(lane)
+            chosen, answer = criteria[i], answers[i]
             if i in refused or i in failures:
                 failed = {"input": refused[i]} if i in refused else {"selection": failures[i]}
-                result = RewardResult(None, 0.0, graded.response or "", [c.id for c in chosen],
-                                      {}, failed, policy)
+                result = RewardResult(None, 0.0, answer, [c.id for c in chosen], {}, failed,
+                                      policy)
             else:
-                replies = await asyncio.gather(*(self._ask(call) for call in calls))
+                async with gates.setdefault(lane, asyncio.Semaphore(window)):
+                    graded, calls = self._plan(items[i], answer, chosen)
+                    replies = await asyncio.gather(*(self._ask(call) for call in calls))
                 result = self._result(graded, chosen, list(replies), policy)
             self.failures.add([result])
             if on_result is not None:
                 on_result(i, result)
             return result
 
-        return list(await asyncio.gather(*(one(i) for i in range(len(plans)))))
+        return list(await asyncio.gather(*(one(i) for i in range(len(items)))))
+
+    def _plan(self, item: RewardItem, answer: str, chosen: list[Criterion]
+              ) -> tuple[Item, list[PlannedCall]]:
+        """The item as graded and its judge calls (none without criteria)."""
+        graded = Item(id=_item_id(item.messages, answer), messages=list(item.messages),
+                      response=answer)
+        # model_construct: a selection may hold only penalty criteria, which a Rubric
+        # refuses; the grader reads only the criteria and guidelines from it.
+        calls = self.grader.plan(graded, Rubric.model_construct(
+            id="reward", criteria=chosen, guidelines=None, version="1", metadata={}),
+            self.judge.id) if chosen else []
+        return graded, calls
 
     def answer(self, item: RewardItem) -> str:
         """The text graded for ``item``: its final answer, or the whole completion."""
         return final_answer(item.completion) if self.strip_thinking else item.completion
 
+    def ungradable(self, criteria: Sequence[Criterion] | None) -> str | None:
+        """Why this scorer's template cannot grade one of ``criteria``, or None: HealthBench's
+        grader prompt asks a yes/no question, so it grades binary criteria only.
+
+        >>> from assay.judges import make_judge
+        >>> from assay.rubric import Criterion
+        >>> scorer = RewardScorer(make_judge("openai-compatible:m@http://127.0.0.1:9/v1"))
+        >>> print(scorer.ungradable([Criterion(id="tone", text="Tone?", options=[
+        ...     {"label": "warm", "value": 1}, {"label": "cold", "value": 0}])]))
+        criterion 'tone' is ordinal: the healthbench template grades binary criteria only (the assay template grades it: assay serve --template assay)
+        """
+        if criteria is None or self.template != "healthbench":
+            return None
+        for criterion in criteria:
+            if criterion.is_multi_choice:
+                return (f"criterion {criterion.id!r} is {criterion.kind.value}: the healthbench "
+                        "template grades binary criteria only (the assay template grades it: "
+                        "assay serve --template assay)")
+        return None
+
     def refusal(self, item: RewardItem) -> str | None:
         """Why ``item`` will not be sent to a judge (a size limit), or None."""
         return input_too_large(item.messages, self.answer(item))
 
-    async def _criteria(self, items: Sequence[RewardItem], *, skip: Mapping[int, str]
+    async def _criteria(self, items: Sequence[RewardItem], *, skip: Mapping[int, str],
+                        lanes: Sequence[Hashable] | None = None,
                         ) -> tuple[list[list[Criterion]], dict[int, str]]:
         """Each item's criteria, and why selection failed for the items it failed for. Items
-        in ``skip`` are not selected for (their prompt is never sent)."""
+        in ``skip`` are not selected for (their prompt is never sent); a prompt is selected in
+        the lane of its first item."""
         out: list[list[Criterion]] = []
         need: dict[str, list[int]] = {}   # one selection per distinct prompt (a GRPO group)
         selector = self.selector
@@ -302,8 +346,9 @@ class RewardScorer:
             else:
                 raise ConfigError(f"item {i} has no criteria and the scorer has no bank or selector")
         groups = list(need.values())
-        selections = await asyncio.gather(*(self._select(items[group[0]].messages)
-                                            for group in groups))
+        selections = await asyncio.gather(*(
+            self._select(items[group[0]].messages,
+                         None if lanes is None else lanes[group[0]]) for group in groups))
         failures: dict[int, str] = {}
         for group, selection in zip(groups, selections):
             for i in group:
@@ -313,10 +358,13 @@ class RewardScorer:
                     out[i] = list(selection.criteria)
         return out, failures
 
-    async def _select(self, messages: Sequence[Mapping[str, Any]]) -> CriteriaSelection | str:
+    async def _select(self, messages: Sequence[Mapping[str, Any]], lane: Hashable = None
+                      ) -> CriteriaSelection | str:
         """The prompt's selection, tried ``selection_attempts`` times; the last error if none
         succeeds (a bug, not an :class:`AssayError`, propagates)."""
         assert self.selector is not None
+        if lane is not None:
+            JUDGE_LANE.set(lane)
         error = ""
         for attempt in range(self.selection_attempts):
             if attempt:

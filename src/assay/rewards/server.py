@@ -14,12 +14,26 @@ Endpoints (JSON in and out):
 =======================  ============================================================  =====
 
 * **Batching**: items of concurrent requests are scored together
-  (:class:`~assay.rewards.batching.MicroBatcher`); the judges layer bounds the calls in flight.
+  (:class:`~assay.rewards.batching.MicroBatcher`); the judges layer bounds the calls in flight
+  and gives a free slot to the request with the fewest calls in flight (fair scheduling: a
+  one-item request is not queued behind a thousand-item one).
+* **Uploads**: a body must keep arriving (:mod:`assay.rewards.uploads`: ``body_timeout_s``
+  between parts, ``min_body_rate`` bytes a second after that): a late one is a ``408`` and its
+  connection is ended at once. A client that goes away mid-body is one log line and an
+  ``aborted`` count in ``/metrics``. An idle connection, or one whose headers never end, is
+  closed after 75 s.
 * **Per-client limits**: a client (its bearer token, else its address) may have at most
-  ``max_per_client`` requests in progress; more get ``429`` with ``Retry-After``.
+  ``max_per_client`` requests being scored, and ``max_connections_per_client`` requests open
+  (uploading or scored; a larger cap, so stalled uploads never take the scoring places); more
+  get ``429`` with ``Retry-After``.
+* **Per-request limits** (:mod:`assay.rewards.request_limits`): items, criteria per item and
+  judge calls; over one is a ``413`` naming it. A criterion the server's template cannot grade
+  is a ``400`` naming it. ``/v1/rewards`` refuses an item over grading's size limits with a
+  ``413``; ``/get_reward`` withholds only that sample's reward (``extra_logs.oversized``).
 * **Auth**: with a token every endpoint but ``/health`` needs ``Authorization: Bearer TOKEN``
-  or the token as the path's first segments, ``/t/TOKEN/get_reward`` (for clients that send no
-  header, such as OpenRLHF's ``--remote_rm_url``); both compared in constant time, and the token
+  (the scheme in any case, RFC 7235) or the token as the path's first segments,
+  ``/t/TOKEN/get_reward`` (for clients that send no header, such as OpenRLHF's
+  ``--remote_rm_url``); both compared in constant time, and the token
   is never logged nor a metrics label (routes are counted by template, ``/t/{token}/...``).
   Binding beyond loopback without a token is refused. Without a token (loopback only), a POST
   must say ``Content-Type: application/json`` (415 otherwise) and name a loopback ``Host``
@@ -45,20 +59,37 @@ import hmac
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from aiohttp import web
 
-from assay.errors import AssayError, ConfigError, InputError
+from assay.errors import AssayError, ConfigError, InputError, Issue
 from assay.judges.config import LOOPBACK_HOSTS
 from assay.rewards.batching import MicroBatcher
 from assay.rewards.bodies import prompt_of, reward_items
 from assay.rewards.metrics import ServerMetrics
 from assay.rewards.openrlhf import openrlhf_items, openrlhf_reply
+from assay.rewards.request_limits import (
+    DEFAULT_MAX_CRITERIA,
+    DEFAULT_MAX_ITEMS,
+    DEFAULT_MAX_JUDGE_CALLS,
+    RequestLimits,
+)
 from assay.rewards.scorer import RewardItem, RewardScorer
 from assay.rewards.trl import scorer_bank
+from assay.rewards.uploads import (
+    DEFAULT_MIN_RATE,
+    DEFAULT_TIMEOUT_S,
+    BodyTimeout,
+    BodyTooLarge,
+    ClientGone,
+    UploadLimits,
+    read_body,
+)
 from assay.stop_signals import stop_on_signals
 
 log = logging.getLogger("assay.serve")
@@ -66,19 +97,30 @@ log = logging.getLogger("assay.serve")
 DEFAULT_MAX_BODY_BYTES = 64 * 2**20
 UNMATCHED = "(unmatched)"  # the one metrics label of every path no route serves
 LOCAL_NAMES = LOOPBACK_HOSTS - {"0.0.0.0"}  # names that reach only this machine
-MAX_BODY_BYTES = web.AppKey("max_body_bytes", int)
 MAX_ISSUES_SHOWN = 20  # a 400 names this many bad fields at most (a reply stays small)
+KEEPALIVE_S = 75.0  # an idle connection's life (aiohttp's run_app default; nginx's is 75 s too)
+_CLIENT = web.RequestKey("client", str)  # who sent the request (the per-client caps' key)
 
 
 @dataclass(frozen=True)
 class ServeConfig:
+    """The server's settings; the per-client, per-request and upload limits are described in
+    the module doc. ``max_connections_per_client`` (default: 8 × ``max_per_client``, at least
+    128) must be above ``max_per_client``."""
+
     host: str = "127.0.0.1"
     port: int = 8000
     token: str | None = None
     max_per_client: int = 16
+    max_connections_per_client: int | None = None
     batch_window_ms: float = 5.0
     max_batch: int = 512
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    body_timeout_s: float = DEFAULT_TIMEOUT_S
+    min_body_rate: float = DEFAULT_MIN_RATE
+    max_items: int = DEFAULT_MAX_ITEMS
+    max_criteria: int = DEFAULT_MAX_CRITERIA
+    max_judge_calls: int = DEFAULT_MAX_JUDGE_CALLS
     shutdown_timeout_s: float = 60.0
     missing_reward: float = 0.0
     judge_concurrency: int | None = None  # the judge's requests in flight (None: its limits')
@@ -89,10 +131,26 @@ class ServeConfig:
                               "set a bearer token (assay serve --token-env VAR)")
         if self.max_per_client < 1:
             raise ConfigError("max_per_client must be at least 1")
-        if self.max_body_bytes < 1:
-            raise ConfigError("max_body_bytes must be at least 1")
+        if self.connection_cap <= self.max_per_client:
+            raise ConfigError(f"max_connections_per_client ({self.connection_cap}) must be "
+                              f"above max_per_client ({self.max_per_client}): uploads in "
+                              "progress must not take the places of requests being scored")
         if self.judge_concurrency is not None and self.judge_concurrency < 1:
             raise ConfigError("judge_concurrency must be at least 1")
+        _ = self.uploads, self.request_limits  # each checks its values
+
+    @property
+    def connection_cap(self) -> int:
+        """Requests open per client at most (``max_connections_per_client`` or its default)."""
+        return self.max_connections_per_client or max(128, 8 * self.max_per_client)
+
+    @property
+    def uploads(self) -> UploadLimits:
+        return UploadLimits(self.max_body_bytes, self.body_timeout_s, self.min_body_rate)
+
+    @property
+    def request_limits(self) -> RequestLimits:
+        return RequestLimits(self.max_items, self.max_criteria, self.max_judge_calls)
 
 
 class RewardServer:
@@ -105,7 +163,10 @@ class RewardServer:
         self.batcher = MicroBatcher(scorer, window_s=self.config.batch_window_ms / 1000,
                                     max_batch=self.config.max_batch)
         self.draining = False
-        self._per_client: Counter[str] = Counter()
+        self.uploads = self.config.uploads
+        self.limits = self.config.request_limits
+        self._open: Counter[str] = Counter()      # requests open per client (uploading or scored)
+        self._scoring: Counter[str] = Counter()   # requests being scored per client
         self._idle = asyncio.Event()
         self._idle.set()
         self._runner: web.AppRunner | None = None
@@ -115,7 +176,6 @@ class RewardServer:
     def app(self) -> web.Application:
         app = web.Application(client_max_size=self.config.max_body_bytes,
                               middlewares=[self._guard])
-        app[MAX_BODY_BYTES] = self.config.max_body_bytes
         app.router.add_get("/health", self._health)
         # With a token, every guarded route also answers under /t/{token}/ (see _client).
         prefixes = ("", "/t/{token}") if self.config.token else ("",)
@@ -128,7 +188,10 @@ class RewardServer:
 
     async def start(self) -> str:
         """Start listening; returns the base URL."""
-        self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
+        # an idle connection, or one whose headers never end, is closed after KEEPALIVE_S
+        # (aiohttp's own default is an hour); it holds no place of its client's meanwhile
+        self._runner = web.AppRunner(self.app(), handle_signals=False, access_log=None,
+                                     keepalive_timeout=KEEPALIVE_S)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.config.host, self.config.port,
                            shutdown_timeout=self.config.shutdown_timeout_s)
@@ -176,29 +239,57 @@ class RewardServer:
         if self.draining:
             self.metrics.rejected["draining"] += 1
             return _error(503, "the server is shutting down")
-        if self._per_client[client] >= self.config.max_per_client:
-            self.metrics.rejected["client_limit"] += 1
-            return _error(429, f"at most {self.config.max_per_client} requests in progress per "
-                          "client", {"Retry-After": "1"})
-        self._per_client[client] += 1
+        if self._open[client] >= self.config.connection_cap:
+            self.metrics.rejected["connection_limit"] += 1
+            return _error(429, f"at most {self.config.connection_cap} requests open "
+                          "per client (uploading or being scored)", {"Retry-After": "1"})
+        request[_CLIENT] = client
+        self._open[client] += 1
         self.metrics.in_flight += 1
         self._idle.clear()
         status = 500
         try:
             response = await handler(request)
             status = response.status
+            if request.transport is None or request.transport.is_closing():
+                self.metrics.aborted["scoring"] += 1  # the client left before its answer
             return response
         except web.HTTPException as exc:
             status = exc.status
             raise
+        except BodyTimeout as exc:
+            status = 408
+            self.metrics.rejected["body_timeout"] += 1
+            log.info("%s %s: 408, %s", request.method, route, exc)
+            return await _closing(request, _error(408, str(exc)))
+        except ClientGone as exc:
+            status = 0
+            self.metrics.aborted["upload"] += 1
+            log.info("%s %s: %s", request.method, route, exc)
+            return _error(400, str(exc))  # nobody reads it: the connection is gone
         finally:
-            self._per_client[client] -= 1
-            if not self._per_client[client]:
-                del self._per_client[client]
+            _release(self._open, client)
             self.metrics.in_flight -= 1
             if not self.metrics.in_flight:
                 self._idle.set()
-            self.metrics.observe(route, status, time.perf_counter() - started)
+            if status:
+                self.metrics.observe(route, status, time.perf_counter() - started)
+
+    @contextmanager
+    def _scoring_place(self, request: web.Request) -> Iterator[web.Response | None]:
+        """Hold one of the client's ``max_per_client`` places for requests being scored, or
+        yield the 429 that says there is none."""
+        client = request[_CLIENT]
+        if self._scoring[client] >= self.config.max_per_client:
+            self.metrics.rejected["client_limit"] += 1
+            yield _error(429, f"at most {self.config.max_per_client} requests being scored per "
+                         "client", {"Retry-After": "1"})
+            return
+        self._scoring[client] += 1
+        try:
+            yield None
+        finally:
+            _release(self._scoring, client)
 
     def _client(self, request: web.Request) -> str | None:
         """Who is asking (for the per-client cap), or None when the token is missing or wrong:
@@ -208,8 +299,7 @@ class RewardServer:
             return request.remote or "local"
         given = request.match_info.get("token")
         if given is None:
-            header = request.headers.get("Authorization", "")
-            given = header[7:] if header.startswith("Bearer ") else ""
+            given = bearer_token(request.headers.get("Authorization", ""))
         if not hmac.compare_digest(given.encode(), token.encode()):
             return None
         return f"token:{request.remote}"
@@ -259,16 +349,21 @@ class RewardServer:
 
     async def _rewards(self, request: web.Request) -> web.Response:
         criteria_required = self.scorer.fixed is None and self.scorer.selector is None
-        results = await self._score_request(request, lambda body: reward_items(
-            body, scorer_bank(self.scorer), criteria_required=criteria_required))
+        results = await self._score_request(
+            request, "items", lambda body: reward_items(
+                body, scorer_bank(self.scorer), criteria_required=criteria_required),
+            where=lambda i: f"items[{i}].criteria", oversized_413=True)
         if isinstance(results, web.Response):
             return results
         return _json({"rewards": [r.reward for r in results],
                       "results": [r.to_dict() for r in results]})
 
     async def _openrlhf(self, request: web.Request) -> web.Response:
-        results = await self._score_request(request,
-                                            lambda body: openrlhf_items(self.scorer, body))
+        # an oversized sample is not a 413 here: OpenRLHF would lose the whole batch, so that
+        # sample's reward is withheld (its missing_reward, flagged in extra_logs) as in-process
+        results = await self._score_request(
+            request, "query", lambda body: openrlhf_items(self.scorer, body),
+            where=lambda i: f"labels[{i}]", oversized_413=False)
         if isinstance(results, web.Response):
             return results
         return _json(openrlhf_reply(results, self.config.missing_reward))
@@ -276,40 +371,125 @@ class RewardServer:
     async def _select(self, request: web.Request) -> web.Response:
         if self.scorer.selector is None:
             return _error(404, "selection is off: start the server with --select")
-        body = await _body(request)
-        try:
-            if not isinstance(body, dict):
-                raise InputError('expected {"prompt": TEXT} or {"messages": [...]}')
-            item = RewardItem.of(prompt_of(body, "body"), "")
-        except InputError as exc:
-            return _error(400, _issues(exc))
-        if (why := self.scorer.refusal(item)) is not None:
-            return _error(413, why)
-        try:
-            selection = await self.scorer.selector.select(item.messages)
-        except AssayError as exc:
-            return _error(502, str(exc))
+        body = await self._json_body(request)
+        with self._scoring_place(request) as refused:
+            if refused is not None:
+                return refused
+            try:
+                if not isinstance(body, dict):
+                    raise InputError('expected {"prompt": TEXT} or {"messages": [...]}')
+                item = RewardItem.of(prompt_of(body, "body"), "")
+            except InputError as exc:
+                return _error(400, _issues(exc))
+            if (why := self.scorer.refusal(item)) is not None:
+                return _error(413, why)
+            try:
+                selection = await self.scorer.selector.select(item.messages)
+            except AssayError as exc:
+                return _error(502, str(exc))
         return _json(selection.to_dict())
 
-    async def _score_request(self, request: web.Request, read: Any) -> Any:
-        """The request's items (``read(body)``) scored in the next batch, or the error reply:
-        400 for a bad body, 413 for an item over a size limit, 502 when scoring fails."""
+    async def _score_request(self, request: web.Request, key: str,
+                             read: Callable[[Any], list[RewardItem]], *,
+                             where: Callable[[int], str], oversized_413: bool) -> Any:
+        """The request's items (``read(body)``; ``body[key]`` is the list of them) scored in the
+        next batch, or the error reply: 400 for a bad body or a criterion the template cannot
+        grade, 413 for a request over a limit (``where(i)`` names item ``i``'s criteria) or,
+        with ``oversized_413``, an item over a size limit, 502 when scoring fails."""
         with self.batcher.incoming():
+            body = await self._json_body(request)
+        # from here to submit nothing awaits: what the batcher queued waits for this request
+        with self._scoring_place(request) as refused:
+            if refused is not None:
+                return refused
+            listed = body.get(key) if isinstance(body, dict) else None
+            if isinstance(listed, list) and (
+                    why := self.limits.too_many_items(len(listed))) is not None:
+                return _error(413, why)
             try:
-                items = read(await _body(request))
+                items = read(body)
             except InputError as exc:
                 return _error(400, _issues(exc))
             if not items:
                 return []
+            if (refusal := self._refusal(items, where, oversized_413)) is not None:
+                return refusal
+            try:
+                results = await self.batcher.submit(items)
+            except AssayError as exc:
+                return _error(502, str(exc))
+        self.metrics.items += len(items)
+        return results
+
+    def _refusal(self, items: list[RewardItem], where: Callable[[int], str],
+                 oversized_413: bool) -> web.Response | None:
+        """The 400 or 413 of a request whose fields are all well formed, or None."""
+        bank = scorer_bank(self.scorer)
+        ungradable = [Issue(None, None, where(i), why) for i, item in enumerate(items)
+                      if (why := self.scorer.ungradable(item.criteria)) is not None]
+        if ungradable:
+            return _error(400, _issues(InputError(ungradable)))
+        why = self.limits.refusal([item.criteria for item in items],
+                                  bank_size=len(bank) if bank is not None else 0, where=where)
+        if why is not None:
+            return _error(413, why)
+        if oversized_413:
             for i, item in enumerate(items):  # the size limits of grading (assay.limits)
                 if (why := self.scorer.refusal(item)) is not None:
                     return _error(413, f"items[{i}]: {why}")
+        return None
+
+    async def _json_body(self, request: web.Request) -> Any:
+        """The request's JSON body, read within the upload limits: a late body raises
+        :class:`BodyTimeout`, a client gone :class:`ClientGone` (the middleware answers both);
+        a body over the size limit is a 413 and bad JSON a 400."""
         try:
-            results = await self.batcher.submit(items)
-        except AssayError as exc:
-            return _error(502, str(exc))
-        self.metrics.items += len(items)
-        return results
+            raw = await read_body(request.content, self.uploads, declared=request.content_length)
+        except BodyTooLarge as exc:
+            self.metrics.rejected["body_size"] += 1
+            raise web.HTTPRequestEntityTooLarge(
+                max_size=self.uploads.max_bytes,
+                actual_size=request.content_length or self.uploads.max_bytes + 1,
+                text=orjson.dumps({"error": str(exc)}).decode(),
+                content_type="application/json") from None
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise web.HTTPBadRequest(text=orjson.dumps({"error": f"invalid JSON: {exc}"}).decode(),
+                                     content_type="application/json") from None
+
+
+def bearer_token(header: str) -> str:
+    """The token of an ``Authorization: Bearer TOKEN`` header ("" if it is not one); the scheme
+    is matched in any case (RFC 7235 §2.1).
+
+    >>> bearer_token("bearer abc"), bearer_token("BEARER  abc"), bearer_token("Basic abc")
+    ('abc', 'abc', '')
+    """
+    scheme, _, token = header.strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _release(counts: Counter[str], client: str) -> None:
+    counts[client] -= 1
+    if not counts[client]:
+        del counts[client]
+
+
+async def _closing(request: web.Request, response: web.Response) -> web.Response:
+    """Send ``response`` and end the connection's sending side at once (the client reads the
+    reply and its end); what is left of a late body is then read and dropped for 10 s at most
+    (aiohttp's lingering close), holding no place of the client's."""
+    response.force_close()
+    try:
+        await response.prepare(request)
+        await response.write_eof()
+    except ConnectionError:  # the client went away meanwhile: nobody to answer
+        return response
+    transport = request.transport
+    if transport is not None and transport.can_write_eof():
+        transport.write_eof()
+    return response
 
 
 def route_template(request: web.Request) -> str:
@@ -328,22 +508,6 @@ def _host_name(host: str) -> str:
     if host.startswith("["):
         return host[1:].split("]", 1)[0]
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-async def _body(request: web.Request) -> Any:
-    try:
-        return orjson.loads(await request.read())
-    except web.HTTPRequestEntityTooLarge as exc:
-        limit = request.app[MAX_BODY_BYTES]
-        message = f"the request body is over the server's limit of {limit:,} bytes " \
-                  "(assay serve --max-body-bytes)"
-        raise web.HTTPRequestEntityTooLarge(
-            max_size=limit, actual_size=request.content_length or limit + 1,
-            text=orjson.dumps({"error": message}).decode(),
-            content_type="application/json") from exc
-    except orjson.JSONDecodeError as exc:
-        raise web.HTTPBadRequest(text=orjson.dumps({"error": f"invalid JSON: {exc}"}).decode(),
-                                 content_type="application/json") from None
 
 
 def _issues(exc: InputError, shown: int = MAX_ISSUES_SHOWN) -> str:

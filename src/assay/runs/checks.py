@@ -28,7 +28,13 @@ MAX_LISTED = 10  # items named in a "no rubric" error; the rest are counted
 
 def check_options(options: Any) -> None:
     """The output paths of a :class:`~assay.runs.options.RunOptions` (``--cache``,
-    ``--run-dir``) that the run could not write; raises one :class:`InputError` listing all."""
+    ``--run-dir``) that the run could not write; raises one :class:`InputError` listing all.
+    With ``--executor ray``, Ray's token set-up and head too (a ConfigError, before Ray is
+    imported)."""
+    if getattr(options, "executor", None) == "ray":
+        from assay.distributed.ray_auth import check_ray_setup
+
+        check_ray_setup(options.ray_address)
     issues: list[Issue] = []
     for field in ("cache_path", "run_dir"):
         path = getattr(options, field)
