@@ -46,8 +46,8 @@ def test_the_cli_display_draws_a_batch_bar_unless_quiet(tmp_path, capsys, no_dis
     _batch(tmp_path / "quiet", quiet=True)
     assert capsys.readouterr() == ("", "")
     _batch(tmp_path / "shown", quiet=False)
-    out = capsys.readouterr().out
-    assert "doubling" in out and "3/3" in out
+    shown = capsys.readouterr()
+    assert shown.out == "" and "doubling" in shown.err and "3/3" in shown.err
 
 
 def test_assay_grade_shows_the_grading_bar_on_stderr_and_quiet_hides_it(tmp_path, items_file,

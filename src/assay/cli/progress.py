@@ -1,7 +1,7 @@
 """The rich progress bars of the command line (the library's :mod:`assay.progress` display).
 
 A grading run's bar (on stderr) shows items and calls done, cache hits, errors, dollars so far
-and the ETA; a job batch's bar shows its items. ``--quiet`` turns them off for CI logs.
+and the ETA; a job batch's bar (on stderr too) shows its items. ``--quiet`` turns them off for CI logs.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class RichRunProgress:
 class RichBatchProgress:
     """A job batch's :class:`~assay.progress.BatchProgress`: ``label``, a bar, items done."""
 
-    def __init__(self, label: str, total: int):
+    def __init__(self, label: str, total: int, *, console: Any = None):
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -72,7 +72,7 @@ class RichBatchProgress:
         )
 
         self._progress = Progress(TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), transient=False)
+                                  TimeElapsedColumn(), console=console, transient=False)
         self._task = self._progress.add_task(label, total=total)
 
     def __enter__(self) -> Self:
@@ -95,7 +95,9 @@ class RichDisplay:
         return RichRunProgress(total_items, console=stderr())
 
     def batch(self, label: str, total: int) -> RichBatchProgress:
-        return RichBatchProgress(label, total)
+        from assay.cli.output import stderr
+
+        return RichBatchProgress(label, total, console=stderr())
 
 
 def install() -> None:

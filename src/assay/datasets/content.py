@@ -18,6 +18,7 @@ Example:
     Traceback (most recent call last):
     ...
     assay.errors.InputError: healthbench (hard): not the official hard file: it holds 1 row, the official one 1,000
+    .../copy.jsonl:1: rubrics: must not be empty
 """
 
 from __future__ import annotations
