@@ -47,6 +47,7 @@ from assay.generate.rules import (
     audit_rules,
     coerce_items,
     enforce_citations,
+    uncarried_constraints,
 )
 from assay.generate.schemas import (
     BUDGETS,
@@ -328,8 +329,28 @@ class Generator:
 
 def _uncovered_safety(items: list[RubricItem], board: Board) -> list[str]:
     cited = {e for i in items for e in i.evidence}
-    return [f.label for f in board.facts if f.kind in ("red_flag", "negative")
-            and f.label not in cited]
+    uncarried = set(uncarried_constraints(items, board))
+    return [f.label for f in board.facts if f.label in uncarried
+            or (f.kind == "red_flag" and f.label not in cited)]
+
+
+def _page_keys(result: SearchResult) -> list[str]:
+    """What makes two web results one source: the URL their page ended at, and the page's
+    text (the same article under two addresses)."""
+    keys = [f"url:{_url_key(result.final_url or result.url)}"]
+    if result.page_text:
+        keys.append("text:" + hashlib.sha256(" ".join(result.page_text.split()).encode())
+                    .hexdigest())
+    return keys
+
+
+def _url_key(url: str) -> str:
+    """A URL without its fragment and trailing slash, scheme and host in lower case."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"),
+                       parts.query, ""))
 
 
 def _unique_ids(criteria: list[Criterion]) -> list[Criterion]:
