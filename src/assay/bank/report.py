@@ -36,7 +36,7 @@ class ClusterReport:
     cohesion: float
     """Mean cosine similarity of the members to the medoid."""
     representative: str
-    representative_source: str  # medoid | distilled
+    representative_source: str  # generalised | medoid | distilled
     status: str  # kept | outlier | specific | merged | over-cap
     criterion_id: str | None = None
     merged_into: str | None = None
@@ -45,6 +45,8 @@ class ClusterReport:
     prompt_count: int = 0
     pooled: int = 1
     """Clusters of semantic duplicates pooled into this one (1: none merged in)."""
+    generality: float = 1.0
+    """Share of the representative's words common across conversations (the ranking weight)."""
 
 
 def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3,
