@@ -55,14 +55,14 @@ def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3,
     cluster, then the examples of kept clusters."""
     lines = _coverage_lines(coverage) if coverage is not None else []
     lines += [("| cluster | status | criterion | size | items | prompts | axes | negative | "
-              "cohesion | representative |"),
-             "|---:|---|---|---:|---:|---:|---|---:|---:|---|"]
+              "cohesion | generality | representative |"),
+             "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in reports:
         axes = ", ".join(f"{a} {n}" for a, n in sorted(r.axes.items(), key=lambda kv: -kv[1]))
         status = f"merged into {r.merged_into}" if r.status == "merged" else r.status
         lines.append(f"| {r.cluster} | {status} | {r.criterion_id or ''} | {r.size} | "
                      f"{r.occurrences} | {r.prompt_count} | {axes} | {r.negative_share:.2f} | "
-                     f"{r.cohesion:.2f} | {_cell(r.representative)} |")
+                     f"{r.cohesion:.2f} | {r.generality:.2f} | {_cell(r.representative)} |")
     for r in reports:
         if r.status != "kept":
             continue

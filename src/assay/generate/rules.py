@@ -278,7 +278,7 @@ def uncarried_constraints(items: list[RubricItem], board: Board) -> list[str]:
 def raised_weights(before: list[RubricItem], after: list[RubricItem]) -> list[str]:
     """What a rule changed in the weights of the criteria it kept, for the audit report:
     ``"CRITERION: 5 -> 8"`` (criteria matched by text)."""
-    was = {}
+    was: dict[str, int] = {}
     for b in before:
         was.setdefault(b.criterion, b.points)
     return [f"{a.criterion}: {was[a.criterion]} -> {a.points}" for a in after
