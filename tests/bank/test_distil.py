@@ -43,7 +43,7 @@ async def test_each_kept_cluster_gets_one_distilled_criterion_and_a_rerun_asks_n
     assert bank.metadata["representatives"] == "distilled"
     # the desirable "Advises stopping insulin." is a cluster of its own (an outlier): not distilled
     assert [r.representative_source for r in result.reports] == ["distilled", "distilled",
-                                                                 "medoid"]
+                                                                 "generalised"]
     assert again.bank == bank
     members = server.requests[0]["body"]["messages"][-1]["content"]
     assert "# Member criteria ([points] text)" in members

@@ -56,8 +56,8 @@ async def pages():
         await asyncio.sleep(1.2)
         return web.Response(text=ARTICLE, content_type="text/html")
 
-    async def pdf(request):
-        return web.Response(body=b"%PDF-1.7", content_type="application/pdf")
+    async def image(request):
+        return web.Response(body=b"\x89PNG\r\n", content_type="image/png")
 
     async def long_article(request):
         words = " ".join(f"Paracetamol dose note {i}." for i in range(2000))
@@ -68,7 +68,7 @@ async def pages():
     app.router.add_get("/bp", article)
     app.router.add_get("/huge", huge)
     app.router.add_get("/slow", slow)
-    app.router.add_get("/leaflet.pdf", pdf)
+    app.router.add_get("/chart.png", image)
     app.router.add_get("/long", long_article)
     runner = web.AppRunner(app)
     await runner.setup()
@@ -104,9 +104,9 @@ async def test_a_page_slower_than_the_time_bound_is_given_up(pages):
     assert time.monotonic() - started < 1.0
 
 
-async def test_non_html_and_missing_pages_have_no_text(pages):
-    pdf, missing = await fetch_pages([f"{pages}/leaflet.pdf", f"{pages}/gone"])
-    assert (pdf.text, pdf.error) == ("", "not an HTML page (application/pdf)")
+async def test_pages_neither_html_nor_pdf_and_missing_pages_have_no_text(pages):
+    image, missing = await fetch_pages([f"{pages}/chart.png", f"{pages}/gone"])
+    assert (image.text, image.error) == ("", "not an HTML or PDF page (image/png)")
     assert (missing.text, missing.error) == ("", "HTTP 404")
 
 
@@ -132,12 +132,12 @@ async def test_a_page_that_fails_keeps_the_snippet_and_says_so(
     server = await serve(stages=sample_stages)
     snippet = ("A clinic reading of 140/90 or higher may be high blood pressure. A reading of "
                "180/120 or higher with chest pain needs emergency services.")
-    hit = {"title": "BP leaflet", "url": f"{pages}/leaflet.pdf", "content": snippet}
+    hit = {"title": "BP chart", "url": f"{pages}/chart.png", "content": snippet}
     query = "My blood pressure was 150/95 at the pharmacy today. Is that dangerous?"
     async with FakeSearchServer(results={"*": [hit]}) as search_server:
         web_search = TavilySearch(api_key=search_server.key, base_url=search_server.base_url)
         result = await agenerate(query, model=f"openai-compatible:fake@{server.base_url}",
                                  search=web_search, out=tmp_path / "o.jsonl")
     [record] = result.records.values()
-    assert (f"web page {pages}/leaflet.pdf: not an HTML page (application/pdf), kept the "
+    assert (f"web page {pages}/chart.png: not an HTML or PDF page (image/png), kept the "
             "search snippet") in record["notes"]

@@ -132,7 +132,8 @@ def test_negative_constraints_are_kept_as_high_stakes_criteria():
     to a high-stakes criterion); N2 is the shipped sample's "Do not sponge a child with cold
     water", which the audit left uncited and the old rules dropped."""
     items = [item("Suggests aspirin for the fever.", -3, ["N1"]), item("Gives the dose.", 4, ["P1"])]
-    out, added = keep_negative_constraints(items, BOARD)
+    out, added, dropped = keep_negative_constraints(items, BOARD)
+    assert dropped == []
     assert [(i.points, i.evidence, i.stage) for i in out] == [
         (-8, ["N1"], "audit_rubric"), (4, ["P1"], "audit_rubric"), (-9, ["N2"], "audit_rules")]
     assert added == ["N2"] and out[2].criterion.endswith("Do not sponge a child with cold water.")
@@ -181,7 +182,8 @@ def test_audit_rules_apply_in_order_and_report_each_change():
     final, report = audit_rules(items, BOARD, max_criteria=20)
     assert report == {"removed_uncited": ["Invents a fact."], "merged": 1,
                       "red_flags_added": ["R1", "R2"],
-                      "negative_constraints_added": ["N1", "N2"], "raised_to_high_stakes": [],
+                      "negative_constraints_added": ["N1", "N2"],
+                      "citations_without_content": [], "raised_to_high_stakes": [],
                       "negative_added": False, "removed_over_cap": []}
     assert [(i.points, i.evidence) for i in final] == [(7, ["P1"]), (9, ["R1"]), (9, ["R2"]),
                                                        (-9, ["N1"]), (-9, ["N2"])]

@@ -90,9 +90,16 @@ def test_the_quick_check_before_the_generic_pattern_never_skips_a_match(text):
         assert secrets._may_hold_generic(text)
     registered = secrets._PATTERN  # other tests may have registered secrets: applied first
     full = registered.sub("[REDACTED]", text) if registered is not None else text
-    full = secrets._GENERIC.sub(
-        lambda m: (m.group(1) or m.group(2) or m.group(3) or "") + "[REDACTED]", full)
+    full = secrets._GENERIC.sub(secrets.scrub_generic, full)
     assert redact(text) == full  # the pattern as it always ran
+
+
+@pytest.mark.parametrize("text", ["2.Basic diagnostic Tests: Utilize any basic tests available.",
+                                  "Start with basic information about the medication."])
+def test_basic_and_an_ordinary_word_in_a_reply_is_not_a_credential(text):
+    """Issue 43: "Basic diagnostic" in a model's near-miss edit became "Basic [REDACTED]", so
+    the edit no longer matched the reference and was rejected."""
+    assert redact(text) == text
 
 
 def test_log_records_with_arguments_are_redacted(key, caplog):

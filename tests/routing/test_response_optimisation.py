@@ -65,7 +65,8 @@ def test_rubricstree_refinement_revises_the_flagged_answer_and_measures_the_gain
         revisions = [r for r in server.requests if r.get("stage") == "model:health-bot"]
         stages = [r.get("stage") for r in server.requests]
     assert out.exit_code == 0, out.output
-    assert len(revisions) == 4 and stages.count("route_tree") == 16  # routed once, not twice
+    # only the chest answer fails a leaf: the other three are left as they are
+    assert len(revisions) == 1 and stages.count("route_tree") == 16  # routed once, not twice
     chest = next(r["body"]["messages"][-1]["content"] for r in revisions
                  if "crushing pressure" in r["body"]["messages"][-1]["content"])
     assert ("### Evaluation Feedback: Evaluated Rubrics and Feedback:\n- [Fail] Criterion: "
@@ -73,7 +74,8 @@ def test_rubricstree_refinement_revises_the_flagged_answer_and_measures_the_gain
     assert "  Reasoning: The response misses a possible heart attack" in chest
     assert "### Your Previous Response: Try to relax and drink some water" in chest
     summary = json.loads((tmp_path / "opt" / "optimise.json").read_text())
-    assert summary["status"] == "complete" and summary["revised"] == 4
+    assert summary["status"] == "complete" and summary["revised"] == 1
+    assert summary["left_alone"] == 3 and "chest" not in summary["left_alone_items"]
     assert summary["versus_base"]["n_items"] == 4
     assert summary["versus_base"]["mean_difference"]["value"] == pytest.approx(0.25)  # chest 0→1
     er = next(g for g in summary["per_leaf"] if g["leaf_id"] == "ms.sf.er.01")
@@ -84,6 +86,29 @@ def test_rubricstree_refinement_revises_the_flagged_answer_and_measures_the_gain
         json.loads, (tmp_path / "opt" / "scores.jsonl").read_text().splitlines())}
     assert scores["chest"] == (0.0, 1.0) and scores["ldl"] == (1.0, 1.0)
     assert "RubricsTree response optimisation (complete" in out.output
+    assert "left alone 3 with no failed leaf" in " ".join(out.output.split())
+
+
+def test_an_answer_with_no_failed_leaf_is_left_as_it_is(tmp_path):
+    """Issue 43, point 6: an answer that passed every leaf was revised anyway and fell from
+    1.000 to 0.826. Here the actor would drop the LDL figure the passing answer gave."""
+    careless = ModelScript(answers={"crushing pressure": CHEST_FIX},
+                           default="Your cholesterol results look fine, no need to worry.")
+    with FakeJudgeServer.run_in_thread(stages=STAGES, models={"health-bot": careless}) as server:
+        out = refine(server, tmp_path)
+        asked = [r["body"]["messages"][-1]["content"] for r in server.requests
+                 if r.get("stage") == "model:health-bot"]
+    assert out.exit_code == 0, out.output
+    assert len(asked) == 1 and "crushing pressure" in asked[0]
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "opt" / "revisions.jsonl")
+                                    .read_text().splitlines())}
+    assert rows["ldl"]["left_alone"] and rows["ldl"]["revised"] == rows["ldl"]["base"]
+    assert rows["ldl"]["failed_leaves"] == [] and rows["ldl"]["feedback"] is None
+    scores = {r["id"]: (r["base"], r["revised"]) for r in map(
+        json.loads, (tmp_path / "opt" / "scores.jsonl").read_text().splitlines())}
+    assert scores["ldl"] == (1.0, 1.0)
+    summary = json.loads((tmp_path / "opt" / "optimise.json").read_text())
+    assert (summary["revised"], summary["left_alone"]) == (1, 3)
 
 
 def test_a_resumed_refinement_makes_no_new_call(tmp_path):
@@ -105,9 +130,10 @@ def test_an_answer_whose_base_grading_failed_is_not_revised(tmp_path):
                    if r.get("stage") == "model:health-bot"]
     assert out.exit_code == 4  # an incomplete job (issue 40)
     summary = json.loads((tmp_path / "opt" / "optimise.json").read_text())
-    assert summary["status"] == "incomplete" and summary["revised"] == 3
-    assert "statin" in summary["not_revised"]
-    assert len(revised) == 3 and not any("Statins lower" in p for p in revised)
+    # every graded answer passes every leaf here: none is sent to the actor
+    assert summary["status"] == "incomplete" and summary["revised"] == 0
+    assert "statin" in summary["not_revised"] and "statin" not in summary["left_alone_items"]
+    assert summary["left_alone"] == 3 and revised == []
 
 
 def test_a_revision_cut_at_the_token_limit_is_not_graded(tmp_path):
@@ -155,5 +181,7 @@ def test_the_auditor_role_chosen_grades_both_the_base_and_the_revision(tmp_path)
         audits = [r["body"]["messages"][-1]["content"] for r in server.requests
                   if r.get("stage") == "auditor"]
     assert out.exit_code == 0, out.output
-    assert len(audits) == 30  # 15 active leaves, graded before and after the revision
+    # 15 active leaves graded before; after, the 3 of the one answer revised (the others are
+    # left as they are, so their grades stand)
+    assert len(audits) == 18
     assert all(a.startswith(ROLES["medical-bioethicist"]) for a in audits)

@@ -7,6 +7,7 @@ import pytest
 
 from assay.rubric_eval.perturb import (
     is_minimal_edit,
+    locate_edit,
     modal_flip,
     number_bump,
     rule_fallback,
@@ -71,9 +72,10 @@ def test_anything_else_fails_the_strict_check(perturbed, before, after):
     assert not is_minimal_edit(REF, perturbed, before, after)
 
 
-def test_only_the_first_occurrence_of_the_span_is_replaced():
+def test_one_occurrence_of_the_span_is_replaced_and_located():
     ref = "Rest 2 days, then 2 more."
-    assert is_minimal_edit(ref, "Rest 3 days, then 2 more.", "2", "3")
+    assert locate_edit(ref, "Rest 3 days, then 2 more.", "2", "3") == 5
+    assert locate_edit(ref, "Rest 2 days, then 3 more.", "2", "3") == 18
     assert not is_minimal_edit(ref, "Rest 3 days, then 3 more.", "2", "3")
 
 

@@ -2,8 +2,13 @@
 
 1. **Sources**: every distinct criterion text of the input files (:mod:`assay.bank.sources`),
    optionally only the items of one ``theme`` (the paper: ``health_data_tasks``). A text seen
-   with both signs of points becomes one source per sign.
-2. **Embed** them with the local sentence-embedding model (:mod:`assay.embeddings`).
+   with both signs of points becomes one source per sign. HealthBench's consensus criteria
+   (``level:cluster``: "Step 1: Does the response ...") are left out (``drop_templates``):
+   they are HealthBench's own templates, not criteria distilled from instance rubrics.
+2. **Embed** them with the local sentence-embedding model (:mod:`assay.embeddings`): each
+   without its instance details (``generalise``: its first sentence without justification,
+   asides and lists of examples; :mod:`assay.bank.generalise`), so that criteria checking one
+   kind of thing in different conversations land together.
 3. **Cluster within a sign** with scikit-learn (:mod:`assay.bank.cluster`; every parameter
    exposed): desirable (points > 0) and undesirable (points < 0) criteria are clustered
    separately, so no cluster mixes a behaviour with its negation.
@@ -13,15 +18,17 @@
 5. **Outliers**: clusters with fewer than ``min_size`` rubric items are reported, not kept; so
    are clusters drawn from fewer than ``min_prompts`` conversations ("specific": a general
    criterion must recur across conversations, not restate one conversation's rubric). A
-   criterion repeated verbatim across conversations (HealthBench's consensus criteria) counts
-   every occurrence.
-6. **Representative** per cluster: the medoid (default), or one criterion distilled by an LLM
+   criterion repeated verbatim across conversations counts every occurrence.
+6. **Representative** per cluster, one general criterion: the medoid without its instance
+   details, written with its subject ("The response advises ..."; ``generalise``, the
+   default), the medoid as it is (``generalise=False``), or one criterion distilled by an LLM
    through the judges layer (:class:`assay.bank.distil.LLMDistiller`).
 7. **Polarity**: the cluster's sign, or the distiller's answer; the cluster's share of negative
    points is in the report. Representatives whose texts are identical, or (distilled) reach
    ``dedup_similarity`` within one polarity, are merged.
-8. Keep the ``max_criteria`` clusters spanning the most conversations (then the most items);
-   write the bank (an Assay rubric file whose metadata records the config) and a report per
+8. Keep the ``max_criteria`` clusters spanning the most conversations (then the most items),
+   with ``generalise`` each weighted by how general its criterion's words are
+   (:class:`~assay.bank.generalise.Generality`); write the bank (an Assay rubric file whose metadata records the config) and a report per
    cluster.
 
 Deterministic: embeddings on the CPU, deterministic clustering and canonical cluster numbers;
@@ -52,6 +59,7 @@ from assay.bank.cluster import (
     merge_duplicate_clusters,
 )
 from assay.bank.coverage import DEFAULT_THRESHOLD, BankCoverage, bank_coverage
+from assay.bank.generalise import Generality, as_criterion, is_template, without_instance_details
 from assay.bank.report import ClusterReport
 from assay.bank.sources import SourceCriterion, read_source_criteria
 from assay.errors import ConfigError
@@ -72,6 +80,11 @@ class BankConfig:
     max_criteria: int | None = 40
     dedup_similarity: float = 0.9
     theme: str | None = None
+    drop_templates: bool = True
+    """Leave HealthBench's consensus criteria (``level:cluster``) out before clustering."""
+    generalise: bool = True
+    """Cluster the criteria without their instance details and write each representative as
+    a stand-alone criterion (:mod:`assay.bank.generalise`); False: the medoid verbatim."""
     max_sources: int | None = 20_000
     seed: int = 0
     examples: int = 5
@@ -105,6 +118,8 @@ class BankBuild:
     n_sources: int
     n_occurrences: int
     coverage: BankCoverage | None = None
+    templates_dropped: int = 0
+    """Distinct consensus-template criteria left out before clustering."""
     """With ``BankConfig.reference``: the bank's one-to-one coverage of it, and the
     most-frequent-criteria baseline's of the same size."""
 
@@ -116,6 +131,7 @@ class BankBuild:
     def report_dict(self) -> dict[str, Any]:
         return {"bank": self.bank.id, "version": self.bank.version,
                 "sources": self.n_sources, "occurrences": self.n_occurrences,
+                "templates_dropped": self.templates_dropped,
                 "mixed_polarity_kept": self.mixed_polarity_kept,
                 "coverage": self.coverage.to_dict() if self.coverage else None,
                 "clusters": [asdict(r) for r in self.reports]}
@@ -143,12 +159,20 @@ async def abuild_bank(
 ) -> BankBuild:
     """Build a bank from files (HealthBench/item JSONL, rubric files) or source criteria."""
     config = config or BankConfig()
-    sources = split_by_sign(_sources(paths_or_sources, config))
+    every = split_by_sign(_sources(paths_or_sources, config))
+    sources = [s for s in every if not (config.drop_templates and is_template(s))]
+    if not sources:
+        raise ConfigError(f"every one of the {len(every)} source criteria is a consensus "
+                          "template (level:cluster): nothing to cluster (drop_templates=False "
+                          "keeps them)")
     if embedder is None:
         from assay.embeddings import load_embedder
 
         embedder = load_embedder(config.embedding_model)
-    vectors = embedder.encode([s.text for s in sources])
+    texts = [without_instance_details(s.text) if config.generalise else s.text for s in sources]
+    vectors = embedder.encode(list(dict.fromkeys(texts)))
+    row = {t: i for i, t in enumerate(dict.fromkeys(texts))}
+    vectors = vectors[[row[t] for t in texts]]
     counts = np.array([s.count for s in sources], dtype=float)
     negative = np.array([_is_negative(s) for s in sources], dtype=bool)
     raw = cluster_within_sign(vectors, negative, config.cluster)
@@ -162,14 +186,20 @@ async def abuild_bank(
         similarity = vectors[members] @ vectors[centre]
         ranked = members[np.lexsort((members, -np.round(similarity, 6)))]
         drafts.append(_draft(label, ranked, centre, float(similarity.mean()), sources, config,
-                             pooled[label]))
+                             pooled[label], texts))
 
     kept = [d for d in drafts if _general(d, config)]
     for d in drafts:
         if not _general(d, config):
             d.report.status = "outlier" if d.report.size < config.min_size else "specific"
-    # The most general clusters first: those spanning the most conversations.
-    kept.sort(key=lambda d: (-d.report.prompt_count, -d.report.occurrences, d.report.cluster))
+    # The most general clusters first: those spanning the most conversations (with generalise,
+    # weighted by how common across conversations their criterion's words are).
+    if config.generalise:
+        generality = Generality(sources)
+        for d in drafts:
+            d.report.generality = generality.of(d.text)
+    kept.sort(key=lambda d: (-d.report.prompt_count * d.report.generality,
+                             -d.report.occurrences, d.report.cluster))
     if distiller is not None:
         await _distil(kept, sources, distiller)
     rep_vectors = _representative_vectors(kept, vectors, embedder)
@@ -197,16 +227,20 @@ async def abuild_bank(
                   metadata={"builder": "assay.bank", "config": config.to_dict(),
                             "embedding_model": getattr(embedder, "model_id", "custom"),
                             "sources": len(sources),
+                            "templates_dropped": len(every) - len(sources),
                             "occurrences": int(counts.sum()),
                             "clusters": len(drafts),
-                            "representatives": "distilled" if distiller else "medoid"})
+                            "representatives": "distilled" if distiller else
+                            "generalised" if config.generalise else "medoid"})
     coverage = None
     if config.reference is not None:
         from assay.bank.shipped import load_bank
 
-        coverage = bank_coverage(bank, sources, load_bank(config.reference), embedder,
+        # the baseline is the most frequent criteria of the files, templates included
+        coverage = bank_coverage(bank, every, load_bank(config.reference), embedder,
                                  threshold=config.coverage_threshold)
-    return BankBuild(bank, [d.report for d in drafts], len(sources), int(counts.sum()), coverage)
+    return BankBuild(bank, [d.report for d in drafts], len(sources), int(counts.sum()), coverage,
+                     templates_dropped=len(every) - len(sources))
 
 
 def _general(d: _Draft, config: BankConfig) -> bool:
@@ -266,20 +300,23 @@ class _Draft:
 
 
 def _draft(label: int, ranked: np.ndarray, centre: int, cohesion: float,
-           sources: list[SourceCriterion], config: BankConfig, pooled: int) -> _Draft:
+           sources: list[SourceCriterion], config: BankConfig, pooled: int,
+           texts: list[str]) -> _Draft:
     members = [sources[i] for i in ranked]
     axes = Counter(a for s in members for a in s.axes if a)
     points = [p for s in members for p in s.points]
     # Every member has the cluster's sign (clustered within a sign): the medoid's is theirs.
     polarity = "negative" if _is_negative(sources[centre]) else "positive"
+    text = as_criterion(texts[centre]) if config.generalise else sources[centre].text
     report = ClusterReport(
         cluster=label, size=len(members), occurrences=len(points), axes=dict(axes),
         negative_share=round(sum(p < 0 for p in points) / len(points), 4),
-        cohesion=round(cohesion, 4), representative=sources[centre].text,
-        representative_source="medoid", status="pending", polarity=polarity,
+        cohesion=round(cohesion, 4), representative=text,
+        representative_source="generalised" if config.generalise else "medoid",
+        status="pending", polarity=polarity,
         examples=[s.text for s in members[: config.examples]],
         prompt_count=len({p for s in members for p in s.prompt_ids}), pooled=pooled)
-    return _Draft(ranked, centre, sources[centre].text, polarity, report)
+    return _Draft(ranked, centre, text, polarity, report)
 
 
 async def _distil(drafts: list[_Draft], sources: list[SourceCriterion], distiller: Distiller) -> None:
@@ -303,7 +340,7 @@ def _typical_points(source: SourceCriterion) -> float:
 def _representative_vectors(drafts: list[_Draft], vectors: np.ndarray, embedder: Any) -> np.ndarray:
     if not drafts:
         return np.zeros((0, vectors.shape[1]), dtype=np.float32)
-    if all(d.report.representative_source == "medoid" for d in drafts):
+    if all(d.report.representative_source != "distilled" for d in drafts):
         return vectors[[d.centre for d in drafts]]
     return embedder.encode([d.text for d in drafts])
 

@@ -36,7 +36,7 @@ class ClusterReport:
     cohesion: float
     """Mean cosine similarity of the members to the medoid."""
     representative: str
-    representative_source: str  # medoid | distilled
+    representative_source: str  # generalised | medoid | distilled
     status: str  # kept | outlier | specific | merged | over-cap
     criterion_id: str | None = None
     merged_into: str | None = None
@@ -45,6 +45,8 @@ class ClusterReport:
     prompt_count: int = 0
     pooled: int = 1
     """Clusters of semantic duplicates pooled into this one (1: none merged in)."""
+    generality: float = 1.0
+    """Share of the representative's words common across conversations (the ranking weight)."""
 
 
 def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3,
@@ -53,14 +55,14 @@ def render_markdown(reports: Sequence[ClusterReport], *, max_examples: int = 3,
     cluster, then the examples of kept clusters."""
     lines = _coverage_lines(coverage) if coverage is not None else []
     lines += [("| cluster | status | criterion | size | items | prompts | axes | negative | "
-              "cohesion | representative |"),
-             "|---:|---|---|---:|---:|---:|---|---:|---:|---|"]
+              "cohesion | generality | representative |"),
+             "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in reports:
         axes = ", ".join(f"{a} {n}" for a, n in sorted(r.axes.items(), key=lambda kv: -kv[1]))
         status = f"merged into {r.merged_into}" if r.status == "merged" else r.status
         lines.append(f"| {r.cluster} | {status} | {r.criterion_id or ''} | {r.size} | "
                      f"{r.occurrences} | {r.prompt_count} | {axes} | {r.negative_share:.2f} | "
-                     f"{r.cohesion:.2f} | {_cell(r.representative)} |")
+                     f"{r.cohesion:.2f} | {r.generality:.2f} | {_cell(r.representative)} |")
     for r in reports:
         if r.status != "kept":
             continue

@@ -29,7 +29,7 @@ def bank_build(
                                      "(the paper: health_data_tasks)."),
     method: str = typer.Option("agglomerative", "--method", help="agglomerative or hdbscan."),
     distance_threshold: float | None = typer.Option(
-        0.15, "--distance-threshold", help="Agglomerative: cosine distance at which clusters stop "
+        0.45, "--distance-threshold", help="Agglomerative: cosine distance at which clusters stop "
         "merging (ignored with --n-clusters; a fixed number applies to each sign)."),
     n_clusters: int | None = typer.Option(None, "--n-clusters", help="Agglomerative: a fixed "
                                           "number of clusters instead of a threshold."),
@@ -38,6 +38,14 @@ def bank_build(
                                          "min_cluster_size."),
     min_samples: int | None = typer.Option(None, "--min-samples", help="HDBSCAN's min_samples."),
     epsilon: float = typer.Option(0.0, "--epsilon", help="HDBSCAN's cluster_selection_epsilon."),
+    drop_templates: bool = typer.Option(True, "--drop-templates/--keep-templates", help="Leave "
+                                        "HealthBench's consensus criteria (level:cluster) out "
+                                        "before clustering."),
+    generalise: bool = typer.Option(True, "--generalise/--verbatim", help="Cluster criteria "
+                                    "without their instance details (examples, asides, "
+                                    "justifications) and write each representative as a "
+                                    "stand-alone criterion ('The response ...'); --verbatim: "
+                                    "the medoid as written."),
     min_size: int = typer.Option(2, "--min-size", help="Clusters with fewer rubric items are "
                                  "outliers."),
     min_prompts: int = typer.Option(2, "--min-prompts", help="Clusters drawn from fewer "
@@ -60,7 +68,7 @@ def bank_build(
     coverage_threshold: float = typer.Option(0.7, "--coverage-threshold", help="Cosine "
                                              "similarity at which a matched pair counts."),
     distil: str | None = typer.Option(None, "--distil", help="Distil one criterion per cluster "
-                                      "with this judge (default: the medoid)."),
+                                      "with this judge (default: the medoid, generalised)."),
     job_dir: Path | None = typer.Option(None, "--job-dir", help="With --distil: where calls are "
                                         "traced and resumed (default OUT.job/)."),
 ) -> None:
@@ -90,6 +98,7 @@ def _build(args: dict) -> None:
     config = BankConfig(cluster=params, min_size=args["min_size"], min_prompts=args["min_prompts"],
                         max_criteria=args["max_criteria"] or None, dedup_similarity=args["dedup"],
                         theme=args["theme"], max_sources=args["max_sources"] or None,
+                        drop_templates=args["drop_templates"], generalise=args["generalise"],
                         seed=args["seed"], embedding_model=args["embedding_model"],
                         bank_id=args["bank_id"], version=args["version"],
                         reference=None if args["reference"] == "none" else args["reference"],
@@ -126,7 +135,8 @@ def _build(args: dict) -> None:
         args["report"].write_text(render_markdown(result.reports, coverage=result.coverage))
     kept = sorted((r for r in result.reports if r.status == "kept"),
                   key=lambda r: r.criterion_id or "")
-    typer.echo(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items) -> "
+    typer.echo(f"{result.n_sources} distinct criteria ({result.n_occurrences} rubric items; "
+               f"{result.templates_dropped} consensus templates left out) -> "
                f"{len(result.reports)} clusters -> {len(kept)} bank criteria")
     for r in kept:
         text = " ".join(r.representative.split())

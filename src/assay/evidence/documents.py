@@ -116,15 +116,26 @@ def _markdown_title(text: str) -> str:
 
 
 def _read_pdf(path: Path) -> tuple[str, str]:
+    try:
+        return pdf_text(path.read_bytes())
+    except ValueError as exc:
+        raise InputError(Issue(str(path), None, None, f"unreadable PDF ({exc})")) from None
+
+
+def pdf_text(data: bytes) -> tuple[str, str]:
+    """(title, text) of a PDF's bytes: each page's text (pypdf), pages joined by blank lines;
+    raises ValueError when the bytes are not a readable PDF."""
+    import io
+
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages]
         title = (reader.metadata.title if reader.metadata else None) or ""
     except (PdfReadError, ValueError) as exc:
-        raise InputError(Issue(str(path), None, None, f"unreadable PDF ({exc})")) from None
+        raise ValueError(str(exc)) from None
     return str(title), "\n\n".join(p.strip() for p in pages if p.strip())
 
 

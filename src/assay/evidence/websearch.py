@@ -52,6 +52,7 @@ class SearchResult:
     score: float = 0.0
     page_text: str = ""  # the page's main text (assay.evidence.pages), when it was fetched
     page_error: str = ""  # why there is no page text, when fetching it failed
+    final_url: str = ""  # where the page's redirects ended, when it was fetched
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

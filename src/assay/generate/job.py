@@ -126,6 +126,10 @@ async def agenerate(
     stage_templates = load_templates(templates)
     base = KnowledgeBase.load(kb) if isinstance(kb, (str, Path)) else kb
     web = make_web_search(search) if isinstance(search, str) or search is None else search
+    if method == "pipeline" and web is not None and config.pages:
+        from assay.evidence.pages import require_page_text
+
+        require_page_text()  # before the job opens or any call is made
     if method == "generic":
         generator = Generator(None, config=config)
         result = GenerateResult(None, "complete")

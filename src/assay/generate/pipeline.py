@@ -28,13 +28,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from assay.errors import AssayError
 from assay.evidence.chunking import Chunk
 from assay.evidence.fusion import reciprocal_rank_fusion
 from assay.evidence.kb import KnowledgeBase
+from assay.evidence.pages import PageText, fetch_pages, require_page_text
 from assay.evidence.websearch import SearchResult, WebSearch, dedupe_by_url
 from assay.generate import retrieval
 from assay.generate.baselines import generic_rubric
@@ -47,6 +48,7 @@ from assay.generate.rules import (
     audit_rules,
     coerce_items,
     enforce_citations,
+    uncarried_constraints,
 )
 from assay.generate.schemas import (
     BUDGETS,
@@ -105,6 +107,8 @@ class Generator:
         if config.method == "pipeline" and kb is None and web is None:
             raise AssayError("the pipeline needs evidence: a knowledge base (--kb) and/or web "
                              "search (--search)")
+        if config.method == "pipeline" and web is not None and config.pages:
+            require_page_text()  # before the first call, not a silent fall back to snippets
         self.caller, self.fast, self.kb, self.web, self.config = caller, fast or caller, kb, web, \
             config
         self.templates = templates or load_templates()
@@ -206,6 +210,8 @@ class Generator:
     async def _candidates(self, search_queries: list[str], notes: list[str]) -> list[Chunk]:
         rankings: list[list[str]] = []
         chunks: dict[str, Chunk] = {}
+        web = await self._web_results(search_queries) if self.web is not None else {}
+        same: dict[str, str] = {}  # final URL or page text -> the chunk that already holds it
         for sq in search_queries:
             if self.kb is not None:
                 hits = self.kb.search(retrieval.clean_search_query(sq) or sq,
@@ -213,15 +219,32 @@ class Generator:
                 rankings.append([h.chunk.id for h in hits])
                 chunks.update((h.chunk.id, h.chunk) for h in hits)
             if self.web is not None:
-                results = await self._web_search(self.web, sq)
-                for r in results:
+                ranking: list[str] = []
+                for r in web[sq]:
                     note = f"web page {r.url}: {r.page_error}, kept the search snippet"
                     if r.page_error and note not in notes:
                         notes.append(note)
-                web_chunks = [r.as_chunk() for r in results]
-                rankings.append([c.id for c in web_chunks])
-                chunks.update((c.id, c) for c in web_chunks)
+                    chunk = r.as_chunk()
+                    held = next((same[k] for k in _page_keys(r) if k in same), chunk.id)
+                    same.update((k, held) for k in _page_keys(r))
+                    chunks.setdefault(held, chunk)
+                    if held not in ranking:
+                        ranking.append(held)
+                rankings.append(ranking)
         return [chunks[cid] for cid, _ in reciprocal_rank_fusion(rankings)]
+
+    async def _web_results(self, search_queries: list[str]) -> dict[str, list[SearchResult]]:
+        """Each search query's web results; with page text, every page of every query fetched
+        together, ``PAGE_CONCURRENCY`` (4) at a time, each URL once."""
+        assert self.web is not None
+        found = await asyncio.gather(*(self._web_search(self.web, sq) for sq in search_queries))
+        by_query = dict(zip(search_queries, found, strict=True))
+        if not self.config.pages:
+            return by_query
+        pages = await self._pages([r.url for results in found for r in results])
+        return {sq: [replace(r, page_text=pages[r.url].text, page_error=pages[r.url].error,
+                             final_url=pages[r.url].final_url) for r in results]
+                for sq, results in by_query.items()}
 
     async def _web_search(self, web: WebSearch, query: str) -> list[SearchResult]:
         """Web results, stored in the job so a resumed job does not search (and pay) again."""
@@ -232,27 +255,21 @@ class Generator:
             stored = [r.as_dict() for r in results]
             if self.store is not None:
                 self.store.set_meta(key, stored)
-        results = [SearchResult(**r) for r in stored]
-        return await self._with_pages(results) if self.config.pages else results
+        return [SearchResult(**r) for r in stored]
 
-    async def _with_pages(self, results: list[SearchResult]) -> list[SearchResult]:
-        """Each result with its page's text, fetched once per job (stored in the job, so a
-        resumed job does not fetch again); a page that fails keeps the snippet and its error."""
-        from dataclasses import replace
-
-        from assay.evidence.pages import PageText, fetch_pages
-
-        keys = {r.url: "page:" + hashlib.sha256(r.url.encode()).hexdigest()[:16] for r in results}
+    async def _pages(self, urls: list[str]) -> dict[str, PageText]:
+        """Each URL's page text, fetched once per job (stored in the job, so a resumed job does
+        not fetch again); an error of this machine (the ``pages`` extra missing) is never
+        stored, so installing the extra and resuming fetches the page."""
+        keys = {url: "page:" + hashlib.sha256(url.encode()).hexdigest()[:16] for url in urls}
         known = {url: self.store.meta(key) for url, key in keys.items()} \
             if self.store is not None else {}
         missing = [url for url in keys if known.get(url) is None]
         for page in await fetch_pages(missing) if missing else []:
             known[page.url] = page.as_dict()
-            if self.store is not None:
+            if self.store is not None and page.lasting:
                 self.store.set_meta(keys[page.url], page.as_dict())
-        pages = {url: PageText(**row) for url, row in known.items() if row is not None}
-        return [replace(r, page_text=pages[r.url].text, page_error=pages[r.url].error)
-                for r in results]
+        return {url: PageText(**row) for url, row in known.items() if row is not None}
 
     async def _rerank(self, query: Query, candidates: list[Chunk]) -> list[Chunk]:
         k = self.config.top_k
@@ -327,9 +344,31 @@ class Generator:
 
 
 def _uncovered_safety(items: list[RubricItem], board: Board) -> list[str]:
+    """Red flags no criterion cites and negative constraints no criterion carries (cites and
+    states: :func:`~assay.generate.rules.carries`)."""
     cited = {e for i in items for e in i.evidence}
-    return [f.label for f in board.facts if f.kind in ("red_flag", "negative")
-            and f.label not in cited]
+    uncarried = set(uncarried_constraints(items, board))
+    return [f.label for f in board.facts if f.label in uncarried
+            or (f.kind == "red_flag" and f.label not in cited)]
+
+
+def _page_keys(result: SearchResult) -> list[str]:
+    """What makes two web results one source: the URL their page ended at, and the page's
+    text (the same article under two addresses)."""
+    keys = [f"url:{_url_key(result.final_url or result.url)}"]
+    if result.page_text:
+        keys.append("text:" + hashlib.sha256(" ".join(result.page_text.split()).encode())
+                    .hexdigest())
+    return keys
+
+
+def _url_key(url: str) -> str:
+    """A URL without its fragment and trailing slash, scheme and host in lower case."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path.rstrip("/"),
+                       parts.query, ""))
 
 
 def _unique_ids(criteria: list[Criterion]) -> list[Criterion]:

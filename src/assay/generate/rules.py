@@ -13,8 +13,10 @@ whatever the model returned:
 * :func:`merge_duplicates`: criteria with (nearly) the same words are merged, never two that
   cite distinct red flags or distinct negative constraints.
 * :func:`keep_red_flags`: every red flag is cited by a high-stakes criterion (|points| >= 8).
-* :func:`keep_negative_constraints`: so is every negative constraint (contraindication);
-  one nobody cites becomes a -9 penalty criterion.
+* :func:`keep_negative_constraints`: so is every negative constraint (contraindication),
+  by a criterion that carries its content (:func:`carries`), not only its label: a citation
+  from a criterion about something else is dropped, and a constraint no criterion carries
+  becomes a -9 penalty criterion.
 * :func:`ensure_negative`: at least one penalty criterion.
 * :func:`cap_size`: no more than ``max_criteria`` (20) criteria; criteria citing a red flag
   or a negative constraint, and one penalty, are the last to go.
@@ -49,6 +51,7 @@ AXES = ("accuracy", "completeness", "context_awareness", "communication_quality"
 MAX_CRITERIA = 20
 MAX_DRAFT = 15
 HIGH_STAKES = 8
+CONTENT_SHARE = 0.5  # share of a constraint's content words a criterion must state to carry it
 DUPLICATE_JACCARD = 0.85
 _AXIS_ALIASES = {"communication": "communication_quality", "context": "context_awareness",
                  "instruction": "instruction_following", "safety": "accuracy"}
@@ -192,36 +195,94 @@ def keep_red_flags(items: list[RubricItem], board: Board) -> tuple[list[RubricIt
     return out, added
 
 
+def carries(criterion: str, fact: str) -> bool:
+    """Whether ``criterion`` states ``fact``'s content rather than merely citing it: a fact
+    naming a drug is carried by a criterion naming that drug (a brand or a US/UK name counts
+    as its ingredient); any other fact by a criterion sharing half its content words.
+
+    >>> paracetamol = "Do not take more than 1 grams of paracetamol in 24 hours."
+    >>> carries("Suggests aspirin for a child.", paracetamol)
+    False
+    >>> carries("Advises more than 1 g of Tylenol a day.", paracetamol)
+    True
+    >>> carries("Recommends sponging the child with cold water.",
+    ...         "Do not sponge a child with cold water.")
+    True
+    """
+    drugs = _drugs_named(fact)
+    if drugs:
+        return bool(drugs & _drugs_named(criterion))
+    return overlap(fact, set(tokens(criterion))) >= CONTENT_SHARE
+
+
+def _drugs_named(text: str) -> set[str]:
+    from assay.rubric_eval.clinical_edit import canonical_tokens, drugs_in
+
+    return set(drugs_in(canonical_tokens(text)))
+
+
 def keep_negative_constraints(items: list[RubricItem], board: Board
-                              ) -> tuple[list[RubricItem], list[str]]:
-    """Every negative constraint (contraindication) cited by a criterion with |points| >= 8,
+                              ) -> tuple[list[RubricItem], list[str], list[str]]:
+    """Every negative constraint (contraindication) carried by a criterion with |points| >= 8,
     as red flags are (seed 000, Table 14: "every red flag or contraindication must correspond
-    to a high-stakes evaluation criterion"): low-weight citing criteria are raised to 8, and a
-    constraint nobody cites gets a penalty criterion of its own. Returns the labels added.
+    to a high-stakes evaluation criterion"). A citation of a constraint by a criterion that
+    does not carry its content (:func:`carries`) is dropped (a criterion left citing nothing
+    cites the constraints it does carry, else the fact it overlaps most, else it is removed);
+    carrying criteria below 8 are raised to
+    8; a constraint no criterion carries gets a penalty criterion of its own. Returns the items,
+    the labels added and the citations dropped (``"CRITERION: N1"``).
 
     >>> from assay.generate.board import Fact
     >>> board = Board([Fact("N1", "negative", "Do not sponge a child with cold water.")])
-    >>> out, added = keep_negative_constraints([], board)
-    >>> added, [(i.points, i.criterion) for i in out]
-    (['N1'], [(-9, 'Goes against this contraindication: Do not sponge a child with cold water.')])
+    >>> out, added, dropped = keep_negative_constraints(
+    ...     [RubricItem("Suggests aspirin for a child.", "accuracy", -5, ["N1"])], board)
+    >>> added, dropped, [(i.points, i.criterion) for i in out]
+    (['N1'], ['Suggests aspirin for a child.: N1'], [(-9, 'Goes against this contraindication: Do not sponge a child with cold water.')])
     """
-    out = [replace(i, points=HIGH_STAKES if i.points > 0 else -HIGH_STAKES)
-           if any(e.startswith("N") for e in _protected_labels(i)) and abs(i.points) < HIGH_STAKES
-           else i for i in items]
+    constraints = {f.label: f for f in board.of_kind("negative")}
+    out: list[RubricItem] = []
+    dropped: list[str] = []
+    for item in items:
+        wrong = [e for e in item.evidence
+                 if e in constraints and not carries(item.criterion, constraints[e].text)]
+        if wrong:
+            dropped.extend(f"{item.criterion}: {label}" for label in wrong)
+            item = replace(item, evidence=[e for e in item.evidence if e not in wrong])
+            if not item.evidence:  # cite what it does carry, else tie it as an uncited one
+                carried = [label for label, f in constraints.items()
+                           if label not in wrong and carries(item.criterion, f.text)]
+                others = Board([f for f in board.facts if f.label not in wrong])
+                retied = [replace(item, evidence=carried)] if carried \
+                    else enforce_citations([item], others)[0]
+                if not retied:
+                    continue
+                item = retied[0]
+        if any(e in constraints for e in item.evidence) and abs(item.points) < HIGH_STAKES:
+            item = replace(item, points=HIGH_STAKES if item.points > 0 else -HIGH_STAKES)
+        out.append(item)
     added = []
-    for constraint in board.of_kind("negative"):
+    for constraint in constraints.values():
         if not any(constraint.label in i.evidence for i in out):
             out.append(RubricItem(f"Goes against this contraindication: {constraint.text}",
                                   "accuracy", -9, [constraint.label], "audit_rules"))
             added.append(constraint.label)
-    return out, added
+    return out, added, dropped
+
+
+def uncarried_constraints(items: list[RubricItem], board: Board) -> list[str]:
+    """Labels of the negative constraints that no criterion both cites and carries."""
+    return [f.label for f in board.of_kind("negative")
+            if not any(f.label in i.evidence and carries(i.criterion, f.text) for i in items)]
 
 
 def raised_weights(before: list[RubricItem], after: list[RubricItem]) -> list[str]:
-    """What a rule that keeps the order (and may append) changed in the weights, for the audit
-    report: ``"CRITERION: 5 -> 8"``."""
-    return [f"{b.criterion}: {b.points} -> {a.points}" for b, a in zip(before, after, strict=False)
-            if b.points != a.points]
+    """What a rule changed in the weights of the criteria it kept, for the audit report:
+    ``"CRITERION: 5 -> 8"`` (criteria matched by text)."""
+    was: dict[str, int] = {}
+    for b in before:
+        was.setdefault(b.criterion, b.points)
+    return [f"{a.criterion}: {was[a.criterion]} -> {a.points}" for a in after
+            if a.criterion in was and was[a.criterion] != a.points]
 
 
 def ensure_negative(items: list[RubricItem], board: Board) -> tuple[list[RubricItem], bool]:
@@ -265,10 +326,12 @@ def cap_size(items: list[RubricItem], max_criteria: int = MAX_CRITERIA
 
 
 def uncovered(items: list[RubricItem], board: Board) -> list[str]:
-    """Labels of red flags, negative constraints and positive facts no criterion cites."""
+    """Labels of red flags and positive facts no criterion cites, and of negative constraints
+    no criterion carries (:func:`uncarried_constraints`)."""
     cited = {e for item in items for e in item.evidence}
-    return [f.label for f in board.facts if f.kind in ("red_flag", "negative", "positive")
-            and f.label not in cited]
+    missing = set(uncarried_constraints(items, board))
+    return [f.label for f in board.facts if f.label in missing
+            or (f.kind in ("red_flag", "positive") and f.label not in cited)]
 
 
 def audit_rules(items: list[RubricItem], board: Board, *, max_criteria: int = MAX_CRITERIA
@@ -280,11 +343,12 @@ def audit_rules(items: list[RubricItem], board: Board, *, max_criteria: int = MA
     items, flags_added = keep_red_flags(items, board)
     raised = raised_weights(before, items)
     before = items
-    items, constraints_added = keep_negative_constraints(items, board)
+    items, constraints_added, without_content = keep_negative_constraints(items, board)
     raised += raised_weights(before, items)
     items, negative_added = ensure_negative(items, board)
     items, capped = cap_size(items, max_criteria)
     return items, {"removed_uncited": uncited, "merged": merged, "red_flags_added": flags_added,
                    "negative_constraints_added": constraints_added,
+                   "citations_without_content": without_content,
                    "raised_to_high_stakes": raised, "negative_added": negative_added,
                    "removed_over_cap": capped}

@@ -84,8 +84,28 @@ def redact(text: str) -> str:
         text = pattern.sub("[REDACTED]", text)
     if not _may_hold_generic(text):
         return text
-    return _GENERIC.sub(lambda m: (m.group(1) or m.group(2) or m.group(3) or "") + "[REDACTED]",
-                        text)
+    return _GENERIC.sub(scrub_generic, text)
+
+
+def scrub_generic(match: re.Match[str]) -> str:
+    """What a match of :data:`_GENERIC` becomes: its prefix and ``[REDACTED]``; but ``basic``
+    and a word is kept unless the word is Basic credentials (base64 of ``user:password``), so
+    that "Basic diagnostic tests" in a model's reply survives.
+
+    >>> redact("Basic diagnostic tests; Authorization: Basic QWxhZGRpbjpvcGVu")
+    'Basic diagnostic tests; Authorization: Basic [REDACTED]'
+    """
+    if match.group(2) is not None and not _basic_credentials(match.group(0)[len(match.group(2)):]):
+        return match.group(0)
+    return (match.group(1) or match.group(2) or match.group(3) or "") + "[REDACTED]"
+
+
+def _basic_credentials(token: str) -> bool:
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except ValueError:
+        return False
+    return b":" in decoded
 
 
 def _may_hold_generic(text: str) -> bool:

@@ -12,15 +12,21 @@ Everything is a resumable job in ``OUT``: ``OUT/routing`` (one routing, shared b
 gradings), ``OUT/base`` and ``OUT/revised`` (ordinary taxonomy grading runs), ``OUT/revise`` (the
 actor's calls). Run the same command again to finish; no finished call is made twice.
 
+An item whose base response fails no active leaf is left as it is (the paper revises against
+the failed criteria; a needless rewrite can only lose what passed): the actor is not asked, its
+revised response is its base response and its revised score and leaf outcomes are the base
+ones; ``left_alone`` names these items.
+
 Fail closed: an item whose base grading is incomplete (routing failed, no active leaf, a leaf
 without a verdict) is not revised; a revision that failed or was cut at the token limit is not
 graded; either leaves the job ``incomplete`` (``budget`` when the budget stopped it), and the
 comparisons cover only the items scored on both sides (``n_items`` says how many).
 
-Outputs in ``OUT``: ``revisions.jsonl`` (per item: active leaves, feedback report, base and
-revised response), ``scores.jsonl`` (base and revised Eq. 4 per item) and ``optimise.json``
-(status, the comparisons, per-leaf and per-axis gains, items left out and why, calls and cost
-per phase).
+Outputs in ``OUT``: ``revisions.jsonl`` (per item: active leaves, failed leaves, feedback
+report, base and revised response, whether it was left alone), ``scores.jsonl`` (base and
+revised Eq. 4 per item) and ``optimise.json`` (status, the comparisons, per-leaf and per-axis
+gains, how many items were revised and left alone, items left out and why, calls and cost per
+phase).
 
 Example (against the fake server playing judge and actor)::
 
@@ -63,6 +69,7 @@ class OptimiseResult:
     per_axis: dict[str, ScoreComparison] = field(default_factory=dict)
     per_leaf: list[LeafGain] = field(default_factory=list)
     revised: int = 0
+    left_alone: list[str] = field(default_factory=list)  # items with no failed leaf: kept as is
     not_revised: dict[str, str] = field(default_factory=dict)  # item -> why not
     failed: dict[str, str] = field(default_factory=dict)  # item -> why its revision failed
     phases: dict[str, dict[str, Any]] = field(default_factory=dict)  # calls and cost per phase
@@ -159,14 +166,16 @@ async def arun_rubricstree_refine(
     result.phases["base"] = _run_totals(base, count_routing=True)
     spent += result.phases["base"]["cost_usd"]
     outcomes, rubrics = run_outcomes(base.report.run_dir)
-    work: list[tuple[Item, list[LeafFeedback]]] = []
+    graded: list[tuple[Item, list[LeafFeedback]]] = []
     for item in items:
         rubric = rubrics.get(item.id)
         lines = None if rubric is None else item_feedback(rubric, outcomes.get(item.id, {}))
         if lines is None:
             result.not_revised[item.id] = _why_not_graded(item.id, base, rubric is not None)
         else:
-            work.append((item, lines))
+            graded.append((item, lines))
+    work = [(item, lines) for item, lines in graded if not all(line.passed for line in lines)]
+    result.left_alone = [item.id for item, lines in graded if all(line.passed for line in lines)]
     revisions, totals = await _revise(work, actor, out / "revise", taxonomy, template, result,
                                       cache=cache, budget=left(), config_file=config_file,
                                       quiet=quiet)
@@ -181,6 +190,9 @@ async def arun_rubricstree_refine(
         result.revised_scores = {k: v for k, v in revised_run.report.scores.scores.items()}
     after, _ = run_outcomes(revised_run.report.run_dir) if revised_run is not None else ({}, {})
     result.base_scores = dict(base.report.scores.scores)
+    for item_id in result.left_alone:  # unchanged, so graded as before
+        result.revised_scores[item_id] = result.base_scores.get(item_id)
+        after[item_id] = outcomes.get(item_id, {})
     result.versus_base = compare_scores(result.revised_scores, result.base_scores,
                                         n_resamples=n_bootstrap, seed=seed)
     axes = axes_of(taxonomy)
@@ -190,10 +202,12 @@ async def arun_rubricstree_refine(
                        for axis, scores in before_axes.items()}
     result.per_leaf = leaf_gains(outcomes, after)
     stopped = any(p.get("status") == "budget" for p in result.phases.values())
+    revised_done = revised_run.report.status == "complete" if revised_run is not None \
+        else not work
     done = (base.report.status == "complete" and not result.not_revised and not result.failed
-            and revised_run is not None and revised_run.report.status == "complete")
+            and revised_done)
     result.status = "complete" if done else ("budget" if stopped else "incomplete")
-    _write_outputs(result, work, revisions)
+    _write_outputs(result, graded, revisions)
     return result
 
 
@@ -268,15 +282,19 @@ def _write_outputs(result: OptimiseResult, work: list[tuple[Item, list[LeafFeedb
                    revisions: dict[str, dict[str, Any]]) -> None:
     from assay.io.jsonl import write_jsonl
 
+    alone = set(result.left_alone)
     write_jsonl(({"id": item.id, "active_leaves": [line.leaf_id for line in lines],
                   "failed_leaves": [line.leaf_id for line in lines if not line.passed],
                   "feedback": revisions.get(item.id, {}).get("feedback"),
-                  "base": item.response, "revised": revisions.get(item.id, {}).get("revised")}
+                  "base": item.response, "left_alone": item.id in alone,
+                  "revised": item.response if item.id in alone
+                  else revisions.get(item.id, {}).get("revised")}
                  for item, lines in work), result.out / "revisions.jsonl")
     write_jsonl(({"id": i, "base": s, "revised": result.revised_scores.get(i)}
                  for i, s in result.base_scores.items()), result.out / "scores.jsonl")
     summary = {
         "status": result.status, "revised": result.revised,
+        "left_alone": len(result.left_alone), "left_alone_items": result.left_alone,
         "versus_base": None if result.versus_base is None
         else result.versus_base.model_dump(mode="json"),
         "per_axis": {k: v.model_dump(mode="json") for k, v in result.per_axis.items()},

@@ -29,6 +29,7 @@ from assay.jobs import JobDir, StageCaller, run_batch
 from assay.metrics.discrimination import PairCall
 from assay.metrics.pairs import DiscriminationSummary, NearMissPairs, discrimination_summary
 from assay.rubric_eval import prompts
+from assay.rubric_eval.clinical_edit import terms
 from assay.rubric_eval.nearmiss import NearMissPair, build_pair, read_pairs
 from assay.rubric_eval.pair_judge import Totals, judge_pair
 from assay.rubric_eval.perturb import MAX_SPAN_CHARS, MAX_SPAN_SHARE, SpanBound
@@ -69,7 +70,7 @@ async def arun_build(
                for index, query in queries.items() if not query.reference}
     bound = SpanBound(max_span_chars, max_span_share)
     config = {"judge": judge, "attempts": attempts, "prompts": prompts.VERSION,
-              "span_bound": bound._asdict(),
+              "span_bound": bound._asdict(), "clinical_terms": terms().version,
               "gold": file_digest(gold), "references": file_digest(references),
               "conversations": file_digest(conversations)}
     job = JobDir.open(out, kind="nearmiss-build", config=config)

@@ -4,12 +4,14 @@ minimal-edit check, the span bound, and the rule fallbacks.
 * :func:`select_target` picks the fact to break from the **gold** rubric (not from the rubric
   under test, which would favour it): the positive criterion with the highest
   ``points + 3·[axis = accuracy]``, the first on a tie.
-* :func:`is_minimal_edit`: the perturbed answer must equal the reference with exactly the
-  stated span replaced once (whitespace runs normalised), and differ from it.
-* :class:`SpanBound`: the replaced span is at most ``max_chars`` characters (before and
-  after) and ``max_share`` of the reference, so a "span" is never the whole answer. The
-  candidate stored is the reference with that span replaced, built here, never the model's
-  text (:func:`apply_edit`).
+* :func:`locate_edit`: the perturbed answer must equal the reference with exactly the
+  stated span replaced at one of its occurrences (whitespace runs normalised), and differ from
+  it; the occurrence's character offset is the edit's ``edit_offset``, so a pair can always be
+  rebuilt from its record (the second "can" of thirteen is not the first).
+* :class:`SpanBound`: the removed span and the inserted text are each at most ``max_chars``
+  characters and ``max_share`` of the reference, so a "span" is never the whole answer and
+  never a new paragraph. The candidate stored is the reference with that span replaced at its
+  offset, built here, never the model's text (:func:`apply_edit`).
 * :func:`rule_fallback`: in the reference sentence closest to the target (content words in
   common; then the others in order), bump a clinical number, one with a dose, volume, time
   or measurement unit (integers +1, decimals +0.5; never a percentage, a list marker or part
@@ -22,10 +24,10 @@ Example:
     ...         RubricEntry(criterion="Dose 500 mg", axis="accuracy", points=7)]
     >>> select_target(gold)
     (2, 'Dose 500 mg')
-    >>> is_minimal_edit("Take 2 tablets.", "Take 3 tablets.", "2 tablets", "3 tablets")
-    True
+    >>> locate_edit("Take 2 tablets, then 2 more.", "Take 2 tablets, then 3 more.", "2", "3")
+    21
     >>> rule_fallback("1. Rest.\\n2. Take 500 mg every 6 hours.")
-    Edit(before='500', after='501', perturbed='1. Rest.\\n2. Take 501 mg every 6 hours.', error_type='numeric_threshold', rule='number_bump:mg')
+    Edit(before='500', after='501', perturbed='1. Rest.\\n2. Take 501 mg every 6 hours.', error_type='numeric_threshold', rule='number_bump:mg', offset=17)
     >>> rule_fallback("Coded as ICD-10 R50.9 in 100% of cases; do not give aspirin.").rule
     'negation_flip'
 """
@@ -70,15 +72,18 @@ class Edit(NamedTuple):
     perturbed: str
     error_type: str
     rule: str = ""
+    offset: int = 0  # where ``before`` starts in the reference
 
 
 class SpanBound(NamedTuple):
-    """How large the one replaced span may be: ``max_chars`` characters (the span and its
-    replacement) and ``max_share`` of the reference's characters.
+    """How large the one edit may be: the removed span and the inserted text are each at most
+    ``max_chars`` characters and ``max_share`` of the reference's characters.
 
     >>> SpanBound().admits("Take 500 mg every 6 hours, with food.", "500 mg", "50 mg")
     True
     >>> SpanBound().admits("Rest and drink water.", "Rest and drink water.", "Sleep.")
+    False
+    >>> SpanBound().admits("Rest and drink water.", "water", "water and take 2 g of aspirin")
     False
     """
 
@@ -86,14 +91,16 @@ class SpanBound(NamedTuple):
     max_share: float = MAX_SPAN_SHARE
 
     def admits(self, reference: str, before: str, after: str) -> bool:
-        return (max(len(before), len(after)) <= self.max_chars
-                and len(before) <= self.max_share * len(reference))
+        longest = max(len(before), len(after))
+        return longest <= self.max_chars and longest <= self.max_share * len(reference)
 
 
-def apply_edit(reference: str, before: str, after: str) -> str:
-    """The reference with the first occurrence of ``before`` replaced by ``after``: the
-    candidate of a near-miss pair, built rather than taken from the model."""
-    return reference.replace(before, after, 1)
+def apply_edit(reference: str, before: str, after: str, offset: int) -> str:
+    """The reference with ``before`` at ``offset`` replaced by ``after``: the candidate of a
+    near-miss pair, built rather than taken from the model."""
+    if reference[offset:offset + len(before)] != before:
+        raise ValueError(f"{before!r} is not at offset {offset} of the reference")
+    return reference[:offset] + after + reference[offset + len(before):]
 
 
 def target_score(entry: RubricEntry) -> float:
@@ -122,12 +129,27 @@ def normalise_ws(text: str) -> str:
     return re.sub(r"\s+", " ", text.strip())
 
 
+def locate_edit(reference: str, perturbed: str, before: str, after: str) -> int | None:
+    """The offset of the occurrence of ``before`` whose replacement by ``after`` turns
+    ``reference`` into ``perturbed`` (whitespace runs normalised), the first such; None when
+    no single replacement does, or it changes nothing."""
+    if not before or not after or before == after:
+        return None
+    target = normalise_ws(perturbed)
+    if target == normalise_ws(reference):
+        return None
+    offset = reference.find(before)
+    while offset >= 0:
+        if normalise_ws(apply_edit(reference, before, after, offset)) == target:
+            return offset
+        offset = reference.find(before, offset + 1)
+    return None
+
+
 def is_minimal_edit(reference: str, perturbed: str, before: str, after: str) -> bool:
-    """True when ``perturbed`` is ``reference`` with the first ``before`` replaced by ``after``."""
-    if not before or not after or before == after or before not in reference:
-        return False
-    expected = normalise_ws(reference.replace(before, after, 1))
-    return expected == normalise_ws(perturbed) and expected != normalise_ws(reference)
+    """True when ``perturbed`` is ``reference`` with one occurrence of ``before`` replaced by
+    ``after`` (:func:`locate_edit` finds which)."""
+    return locate_edit(reference, perturbed, before, after) is not None
 
 
 def _bump(number: str) -> str:
@@ -146,7 +168,7 @@ def number_bump(reference: str, start: int = 0, end: int | None = None) -> Edit 
                         reference[match.end():])
         perturbed = reference[:match.start()] + after + reference[match.end():]
         return Edit(before, after, perturbed, "numeric_threshold",
-                    f"number_bump:{unit.group(1) if unit else ''}")
+                    f"number_bump:{unit.group(1) if unit else ''}", match.start())
     return None
 
 
@@ -162,7 +184,7 @@ def modal_flip(reference: str, start: int = 0, end: int | None = None) -> Edit |
         after = after[0].upper() + after[1:]
     perturbed = reference[:match.start()] + after + reference[match.end():]
     rule = "negation_flip" if before.lower() in _NEGATIONS else "modal_flip"
-    return Edit(before, after, perturbed, "modality_flip", rule)
+    return Edit(before, after, perturbed, "modality_flip", rule, match.start())
 
 
 def _sentences_by_target(reference: str, target: str) -> list[tuple[int, int]]:

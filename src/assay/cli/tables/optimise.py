@@ -11,7 +11,8 @@ from assay.cli.tables.cells import fmt, fmt_test, new_table
 def optimise_tables(result: Any) -> list[Any]:
     """Eq. 4 of the revision against the base response, overall and per axis; per-leaf gains."""
     main = new_table(f"RubricsTree response optimisation ({result.status}; revised "
-                     f"{result.revised} of {len(result.base_scores) or result.revised} items)",
+                     f"{result.revised}, left alone {len(result.left_alone)} with no failed leaf, "
+                     f"of {len(result.base_scores) or result.revised} items)",
                      ["scope", "items", "base", "revised", "Δ [95% CI]", "Wilcoxon",
                       "permutation", "Cohen's d"])
     rows = ([("overall", result.versus_base)] if result.versus_base is not None else [])
