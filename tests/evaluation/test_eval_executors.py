@@ -44,9 +44,12 @@ async def test_a_batch_eval_samples_and_grades_in_batches_at_half_the_live_price
     assert batch.stage == live.stage == "done" and batch.metrics == live.metrics
     assert server.batches.created == 2  # one for the answers, one for the verdicts
     sample_live = 10 * (1000 * 2.0 + 50 * 8.0) / 1e6
-    assert live.cost["sample"]["cost_usd"] == pytest.approx(sample_live)
-    assert batch.cost["sample"]["cost_usd"] == pytest.approx(sample_live / 2)
-    assert batch.cost["grade"]["cost_usd"] == pytest.approx(live.cost["grade"]["cost_usd"] / 2)
+    # each stage checks its model once with a live request, billed 1 token each way
+    model_check, judge_check = (1 * 2.0 + 1 * 8.0) / 1e6, (1 * 1.0 + 1 * 4.0) / 1e6
+    assert live.cost["sample"]["cost_usd"] == pytest.approx(sample_live + model_check)
+    assert batch.cost["sample"]["cost_usd"] == pytest.approx(sample_live / 2 + model_check)
+    grade_live = live.cost["grade"]["cost_usd"] - judge_check
+    assert batch.cost["grade"]["cost_usd"] == pytest.approx(grade_live / 2 + judge_check)
     assert batch.executor == "batch"
     again = await aevaluate(resume=tmp_path / "batch")  # the executor it began with, kept
     assert again.executor == "batch" and again.metrics == batch.metrics

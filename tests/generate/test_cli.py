@@ -15,7 +15,8 @@ runner = CliRunner()
 
 def test_kb_build_then_search_shows_chunk_ids_and_offsets(tmp_path):
     kb = tmp_path / "kb"
-    built = runner.invoke(app, ["kb", "build", str(SAMPLE / "docs"), "--out", str(kb)])
+    built = runner.invoke(app, ["kb", "build", str(SAMPLE / "docs"), "--out", str(kb)],
+                          env={"COLUMNS": "400"})  # a long temporary path is not wrapped
     assert built.exit_code == 0 and "5 documents" in built.output and "built" in built.output
     again = runner.invoke(app, ["kb", "build", str(SAMPLE / "docs"), "--out", str(kb)])
     assert "unchanged, reused" in again.output

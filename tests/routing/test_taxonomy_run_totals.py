@@ -62,10 +62,12 @@ def test_routing_calls_tokens_and_dollars_are_part_of_the_runs_totals(tmp_path):
     with CallStore.open(tmp_path / "run" / "routing" / "calls.sqlite") as routing:
         routed = routing.totals()
     totals = manifest(tmp_path)["totals"]
-    # 16 routing calls and 15 grading calls, $1 each (1,000 tokens in, 100 out)
+    # 16 routing calls and 15 grading calls, $1 each (1,000 tokens in, 100 out), and the
+    # judge's preflight request (the fake bills it 1 token in and 1 out: $0.0019)
     assert (routed.calls, routed.cost_usd) == (16, pytest.approx(16.0))
-    assert totals["calls"] == 31 and totals["cost_usd"] == pytest.approx(31.0)
-    assert totals["prompt_tokens"] == 31_000 and totals["completion_tokens"] == 3_100
+    assert totals["calls"] == 31 and totals["preflight_requests"] == 1
+    assert totals["cost_usd"] == pytest.approx(31.0019)
+    assert totals["prompt_tokens"] == 31_001 and totals["completion_tokens"] == 3_101
     assert json.loads((tmp_path / "run.json").read_text())["totals"] == totals
     assert "│    31 │" in out.output  # the summary table
 

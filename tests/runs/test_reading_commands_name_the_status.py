@@ -58,7 +58,8 @@ def flat(text: str) -> str:
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(app, [str(a) for a in args])
+    # wide enough that a long temporary path is never wrapped inside the line checked
+    return CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "400"})
 
 
 def test_score_names_an_incomplete_run_before_its_figures(incomplete_run):

@@ -1,4 +1,4 @@
-"""RubricsTree's five evaluator roles (seed 003, App. I.4, prompts P3a–e) for the auditor template.
+r"""RubricsTree's five evaluator roles (seed 003, App. I.4, prompts P3a–e) for the auditor template.
 
 The consistency study of the paper swaps the role header of the Clinical Auditor prompt (P2: the
 ``### ROLE:`` heading and the sentence under it) for one of five, word for word; the rest of

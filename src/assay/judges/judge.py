@@ -272,7 +272,7 @@ class Judge:
         :attr:`total_cost_usd` and the budget already), for a run or job store to record.
 
         >>> from assay.judges import make_judge
-        >>> make_judge("openai:gpt-4.1-mini").take_preflight().requests
+        >>> make_judge("llamacpp:gemma").take_preflight().requests
         0
         """
         spent, self._preflight_spent = self._preflight_spent, PreflightSpend()

@@ -147,8 +147,9 @@ def dropped_ids(batch: RoutedBatch) -> dict[str, list[str]]:
 def dropped_line(dropped: dict[str, list[str]], shown: int = 5) -> str:
     """What the routers' replies named outside the catalogue, and was dropped.
 
-    >>> dropped_line({"q1": ["zz"], "q2": ["yy", "xx"]}, shown=1)
-    "unknown leaf ids dropped from 2 routings (after the re-asks; the known ids kept): q1: zz, and 1 more"
+    >>> print(dropped_line({"q1": ["zz"], "q2": ["yy", "xx"]}, shown=1))
+    unknown leaf ids dropped from 2 routings (after the re-asks; the known ids kept):
+    q1: zz, and 1 more
     """
     parts = [f"{item}: {', '.join(ids)}" for item, ids in list(dropped.items())[:shown]]
     if len(dropped) > shown:
