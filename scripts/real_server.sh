@@ -137,7 +137,7 @@ run_tier() {
     start=$SECONDS
     local status=0
     ASSAY_REAL_SERVER_URL="$url" ASSAY_REAL_SERVER_MODEL="$MODEL_ALIAS" \
-        "$PYTHON" -m pytest -m real_server "$ROOT/tests/real_server" -p no:cacheprovider \
+        "$PYTHON" -m pytest -m real_server "$ROOT/tests/real_server" -p no:cacheprovider -n 0 \
         --basetemp "$CACHE/last-run" --durations=0 "$@" || status=$?
     say "smoke suite: $((SECONDS - start)) s, pytest exit $status; its runs and jobs: $CACHE/last-run"
     return "$status"

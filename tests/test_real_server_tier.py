@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def pytest_run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "ASSAY_REAL_SERVER_URL"}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/real_server", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", "tests/real_server", "-p", "no:cacheprovider", "-n", "0",
+         *args],
         check=False,
         cwd=ROOT,
         capture_output=True,
@@ -61,7 +62,7 @@ def run_tier_test(server: FakeJudgeServer, basetemp: Path) -> subprocess.Complet
                         "ASSAY_REAL_SERVER_MODEL": "fake"}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-m", "real_server", "tests/real_server/test_grading.py",
-         "-k", "healthbench", "-p", "no:cacheprovider", "-q", "--basetemp", str(basetemp)],
+         "-k", "healthbench", "-p", "no:cacheprovider", "-n", "0", "-q", "--basetemp", str(basetemp)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=command_budget_s(),
         check=False)
 
