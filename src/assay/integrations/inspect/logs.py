@@ -140,7 +140,7 @@ def _item_scores(store: Any, scoring: Any) -> dict[str, Any]:
 
 
 def _score(item: Item, graded: Any, tally: Any, formula: str, Score: Any) -> Any:
-    if graded is None or tally is None or any(a.verdict is None for a in graded[1].values()):
+    if graded is None or tally is None or tally.scored.item.n_ungraded:
         return Score.unscored(reason="grader_failed", answer=item.response,
                               explanation="the run has no verdict for every criterion of this "
                               "item (failed calls: assay grade --resume RUN retries them)",
