@@ -103,7 +103,7 @@ def test_a_failed_leaf_call_leaves_its_sample_unscored(tmp_path):
     sleep = next(r for r in ROWS if r["id"] == "sleep")["response"][:40]
     faults = Faults(at={(sleep, "[1]"): ["server_error"] * 50}, retry_after=0)
     with FakeJudgeServer.run_in_thread(stages=STAGES, faults=faults) as server:
-        scores, log = routed_eval(server, tmp_path, max_reasks=0, final_passes=0)
+        scores, _ = routed_eval(server, tmp_path, max_reasks=0, final_passes=0)
     failed = scores.pop("sleep")
     assert math.isnan(failed.value) and failed.reason == "grader_failed"
     assert failed.metadata["failed"] and all("server_error" in why

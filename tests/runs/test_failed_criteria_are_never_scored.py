@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.runs.conftest import POLICY, RUBRIC, POLICY_SCORE, spec, write_items
+from tests.runs.conftest import POLICY, POLICY_SCORE, RUBRIC, spec, write_items
 from typer.testing import CliRunner
 
 import assay

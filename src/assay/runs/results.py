@@ -3,8 +3,11 @@
 Votes are aggregated per criterion (:mod:`assay.grading.aggregate`) and scored by the one scoring
 core (:mod:`assay.scoring`): any formula, any abstention strategy, any aggregation, so a run can be
 rescored as often as wanted (``assay score RUN --aggregate ... --abstain ...``). Only items whose
-calls have all finished are scored. With ``formula="healthbench"`` the result carries the
-official HealthBench report (clipped mean, bootstrap std, axes and themes).
+calls have all ended are read, and an item whose calls ended with a criterion not graded by every
+judge the scoring counts (a call that failed or was skipped: :func:`ungraded_criteria`) is
+unscored, counted in ``n_ungraded`` and left out of every figure (fail closed), never scored as
+if the criterion abstained. With ``formula="healthbench"`` the result carries the official
+HealthBench report (clipped mean, bootstrap std, axes and themes).
 
 Example (see tests/runs for complete runs)::
 
@@ -158,8 +161,10 @@ class RunScores:
 def iter_final_verdicts(
     store: RunStore, scoring: Scoring, *, up_to: int | None = None
 ) -> Iterator[tuple[Item, Rubric, dict[str, Aggregated]]]:
-    """Each finished item with its rubric and per-criterion aggregated verdicts, streamed
-    (with ``up_to``, only the items at that position of the store or before)."""
+    """Each finished item (its calls all ended, well or not) with its rubric and per-criterion
+    aggregated verdicts, streamed (with ``up_to``, only the items at that position of the store
+    or before). A criterion whose call failed has fewer votes, or none: a caller that scores
+    or compares items asks :func:`ungraded_criteria` (:class:`RunTally` does)."""
     last: tuple[str, Rubric] | None = None  # items often share one rubric; never hold them all
     votes = store.iter_votes(up_to=up_to)
     pending = next(votes, None)
