@@ -11,7 +11,7 @@ def score_tables(table: ScoreTable) -> list[Any]:
     """HealthBench's official figures (when the formula is healthbench), then the scores."""
     from rich.table import Table
 
-    tables = []
+    tables: list[Any] = []
     if table.healthbench is not None:
         report = table.healthbench
         hb = Table(title="HealthBench (official: clipped mean, bootstrap std)")
