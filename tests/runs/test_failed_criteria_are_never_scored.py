@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from rich.console import Console
 from tests.runs.conftest import POLICY, POLICY_SCORE, RUBRIC, spec, write_items
 from typer.testing import CliRunner
 
 import assay
 from assay.cli import app
+from assay.cli.tables.run import summary_tables
 from assay.judges import parse_spec
 from assay.report.data import load_run
 from assay.testing import FakeJudgeServer, Faults
@@ -70,6 +72,12 @@ def test_the_run_summary_scores_only_the_items_graded_in_full(failed_run):
     # q1 is an "emergency" item (odd numbers): its theme counts only q3
     assert {k: s.n for k, s in scores.by_theme.items()} == {"emergency": 1, "hedging": 2}
     assert {k: s.n for k, s in scores.by_axis.items()} == {"accuracy": 3, "completeness": 3}
+    console = Console(record=True, width=200)  # the summary assay grade prints
+    for table in summary_tables(scores, failed_run.report.totals, status="incomplete"):
+        console.print(table)
+    shown = console.export_text()
+    assert "items scored" in shown and "3 / 4" in shown
+    assert "unscored: a criterion not graded" in shown and "1 item (q1)" in shown
 
 
 def test_healthbench_figures_leave_the_item_out_and_say_so(failed_run, tmp_path):
