@@ -120,6 +120,7 @@ def test_an_item_without_verdicts_is_exported_unscored(tmp_path):
     unscored = [s for s in log.samples if math.isnan(s.scores["assay_rubric"].value)]
     assert len(unscored) == 1 and unscored[0].scores["assay_rubric"].reason == "grader_failed"
     assert log.results.scores[0].unscored_samples == 1
+    assert log.status == "error" and "incomplete" in log.error.message  # never "success"
 
 
 def _export(run, out):

@@ -35,7 +35,8 @@ RUBRIC = Rubric(id="dose", criteria=[
     Criterion(id="b", text="Advises seeing a doctor.", weight=3, axis="completeness"),
     Criterion(id="p", text="Recommends an unsafe dose.", weight=-2, axis="accuracy"),
 ])
-# Two judges; abstentions both as CANNOT_ASSESS and as a missing verdict (a failed call).
+# Two judges; abstentions as CANNOT_ASSESS, and a missing verdict (a failed call), which
+# leaves its item unscored (fail closed), never scored as if the criterion abstained.
 ANSWERS = {
     ("q1", "j1"): {"a": "MET", "b": "CANNOT_ASSESS", "p": "UNMET"},
     ("q1", "j2"): {"a": "MET", "b": "MET", "p": "MET"},
@@ -73,9 +74,10 @@ def test_metrics_the_table_and_the_item_scorer_give_identical_scores(formula, st
 def test_the_shared_scores_are_the_hand_worked_ones():
     """So the comparison above is not of three wrong answers: Autorubric's Eq. 1 by hand."""
     skip = item_scores({"q1": RUBRIC.criteria, "q2": RUBRIC.criteria}, of_judge("j1"))
-    assert skip == {"q1": 1.0, "q2": 3 / 8}        # q1: 5/5 (b skipped); q2: 3/8 (p skipped)
+    assert skip == {"q1": 1.0, "q2": None}        # q1: 5/5 (b skipped); q2: p not graded
     zero = score_items(of_judge("j1"), RUBRIC, abstention=Abstention.parse("zero"))
-    assert [s.score for s in zero.items] == [5 / 8, 3 / 8, (5 + 3 - 2) / 8]
+    assert [s.score for s in zero.items] == [5 / 8, None, (5 + 3 - 2) / 8]
+    assert [s.n_ungraded for s in zero.items] == [0, 1, 0] and zero.n_ungraded == 1
     both_skipped = score_items(of_judge("j2"), RUBRIC)  # q2: every positive criterion abstained
     assert [s.score for s in both_skipped.items] == [(5 + 3 - 2) / 8, None, 0.0]
 

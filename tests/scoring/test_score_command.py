@@ -119,6 +119,7 @@ def test_two_judges_on_one_criterion_need_a_choice(tmp_path, rubric_file):
     path = write_jsonl(tmp_path / "v.jsonl", [
         verdict("q1", "a", "MET", judge="x"), verdict("q1", "a", "UNMET", judge="y"),
         verdict("q1", "b", "MET", judge="x"), verdict("q1", "b", "MET", judge="y"),
+        verdict("q1", "p", "UNMET", judge="x"), verdict("q1", "p", "UNMET", judge="y"),
     ])
     assert "more than one verdict" in run("score", path, "-r", rubric_file).output
     out = tmp_path / "s.json"
@@ -143,3 +144,22 @@ def test_unknown_abstention_strategy_names_the_option(verdict_file, rubric_file)
     result = run("score", verdict_file, "-r", rubric_file, "--abstain", "ignore")
     assert result.exit_code == 1
     assert "--abstain: unknown abstention strategy 'ignore'" in result.output
+
+
+def test_an_item_without_a_verdict_on_a_criterion_is_unscored_and_named(tmp_path, rubric_file):
+    """A missing verdict is a criterion not graded (a failed or skipped call), never an
+    abstention: q1 lacks the penalty's verdict, so it has no score, the mean is q2's alone and
+    the count of such items is said before the figures."""
+    path = write_jsonl(tmp_path / "v.jsonl", [
+        verdict("q1", "a", "MET"), verdict("q1", "b", "MET"),
+        verdict("q2", "a", "MET"), verdict("q2", "b", "UNMET"), verdict("q2", "p", "UNMET"),
+    ])
+    out = tmp_path / "s.json"
+    result = run("score", path, "-r", rubric_file, "--json", out)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert [(i["item_id"], i["score"], i["n_ungraded"]) for i in data["items"]] == [
+        ("q1", None, 1), ("q2", 0.6, 0)]
+    assert data["summary"]["mean"] == 0.6
+    assert (data["summary"]["n_unscored"], data["summary"]["n_ungraded"]) == (1, 1)
+    assert "a criterion not graded" in result.output and "1 item (q1)" in result.output

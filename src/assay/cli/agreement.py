@@ -120,6 +120,7 @@ def compare(
     from assay.cli.run_status import dump_with_status, statuses_of, warnings
 
     statuses: list = []
+    left_out: list[str] = []
 
     def compute():
         from assay.cli.output import abstention_option
@@ -142,6 +143,9 @@ def compare(
             human = labels_for(source_a, labels)[0]
             check_labels_match(human, [*a.verdicts, *b.verdicts], labels)
         compared = a.compared if a.compared == b.compared else f"A: {a.compared}; B: {b.compared}"
+        left_out.extend(f"{side}: {len(s.ungraded)} item(s) left out, a criterion not graded "
+                        f"(a failed or skipped call): {', '.join(s.ungraded[:5])}"
+                        for side, s in (("A", a), ("B", b)) if s.ungraded)
         return comparison(a.verdicts, b.verdicts, a.rubrics, labels=human,
                           formula=formula or a.formula or "autorubric",
                           abstention=(abstention_option(abstain) if abstain is not None
@@ -151,7 +155,7 @@ def compare(
     def show(comparison_report):
         from assay.cli.tables.agreement import comparison_tables
 
-        return [*warnings(statuses),
+        return [*warnings(statuses), *left_out,
                 *comparison_tables(comparison_report, str(source_a), str(source_b))]
 
     report(compute, show, json_out=json_out,

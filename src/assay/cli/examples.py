@@ -125,7 +125,9 @@ EXAMPLES: tuple[Example, ...] = (
             fake=f"--stages {TAX}/fake-stages.yaml"),
     Example("route eval",
             f"assay route eval routes.jsonl --taxonomy starter --expert {TAX}/expert-selections.jsonl"),
-    Example("stress make", f"assay stress make {TAX}/pha-items.jsonl --out stress"),
+    Example("stress make",  # the routes written by route run's example above
+            f"assay stress make {TAX}/pha-items.jsonl --taxonomy starter --routing routes.jsonl "
+            "--out stress"),
     Example("stress run",
             f"assay stress run {TAX}/pha-items.jsonl --taxonomy starter --router tree "
             "--judge openai:gpt-4.1-mini --run-dir runs/stress "

@@ -2,7 +2,8 @@
 
 A run directory gives the aggregated verdict of each criterion of each finished item, combined
 from the judges' votes by the run's own aggregation (``judge`` set: that judge's votes alone),
-scored by the run's own formula and abstention, with the human labels stored in the run. A
+scored by the run's own formula and abstention, with the human labels stored in the run (an
+item with a criterion not graded, by a failed or skipped call, is left out and named). A
 verdict file gives its verdicts as they are (``judge`` set: that rater's lines alone), scored by
 the default formula unless one is given. So ``assay compare`` and ``assay report`` see the same
 verdicts, formula and labels for the same pair of runs.
@@ -40,6 +41,8 @@ class VerdictSet:
     formula: str | None = None  # a run's own formula (None for a verdict file)
     abstention: Abstention | None = None  # a run's own abstention (None for a verdict file)
     labels: list[Verdict] = field(default_factory=list)  # stored with a run
+    ungraded: list[str] = field(default_factory=list)
+    """A run's items left out: a criterion has no verdict (a failed or skipped call)."""
 
 
 def verdict_set(path: str | Path, rubric: str | Path | None = None, *,
@@ -64,14 +67,18 @@ def verdict_set(path: str | Path, rubric: str | Path | None = None, *,
 
 
 def _run_set(path: Path, rubrics: Rubrics | None, judge: str | None) -> VerdictSet:
-    from assay.runs.results import iter_final_verdicts, run_scoring
+    from assay.runs.results import iter_final_verdicts, run_scoring, ungraded_criteria
 
     store = open_run(path)
     try:
         scoring = run_scoring(store.config(), source=str(path), judge=judge)
         verdicts: list[Verdict] = []
         per_item = {}
+        ungraded = []
         for item, rubric, finals in iter_final_verdicts(store, scoring):
+            if ungraded_criteria(rubric, finals, scoring):  # no score: not compared (fail closed)
+                ungraded.append(item.id)
+                continue
             per_item[item.id] = rubric
             verdicts.extend(a.verdict for a in finals.values() if a.verdict is not None)
     finally:
@@ -79,7 +86,7 @@ def _run_set(path: Path, rubrics: Rubrics | None, judge: str | None) -> VerdictS
     compared = (f"judge {judge}'s votes" if judge is not None
                 else f"aggregated verdicts ({scoring.aggregation})")
     return VerdictSet(verdicts, rubrics or Rubrics(per_item=per_item), compared,
-                      scoring.formula, scoring.abstention, stored_labels(path))
+                      scoring.formula, scoring.abstention, stored_labels(path), ungraded)
 
 
 def own_scoring(path: str | Path) -> tuple[str | None, Abstention | None]:

@@ -200,13 +200,15 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
 
 
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:
-    """Paired tests of run ``a`` against run ``b`` on the items both finished: each item
+    """Paired tests of run ``a`` against run ``b`` on the items both graded in full (an item
+    with a criterion left without a verdict on either side is left out): each item
     scored under run ``a``'s rubric and scoring, one item at a time (the rubrics are read back
     from ``a``'s store), as :func:`assay.metrics.summary.comparison` would score them."""
     from assay.metrics.scores import item_scores
     from assay.metrics.summary import paired_comparison
 
-    common = a.stored_rubrics.item_ids() & b.stored_rubrics.item_ids()
+    ungraded = {*a.scores.table.ungraded_ids(), *b.scores.table.ungraded_ids()}
+    common = (a.stored_rubrics.item_ids() & b.stored_rubrics.item_ids()) - ungraded
     if not common:
         raise InputError(Issue(str(b.path), None, None,
                                f"no item in common with {a.path}: nothing to compare"))

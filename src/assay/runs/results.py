@@ -3,8 +3,11 @@
 Votes are aggregated per criterion (:mod:`assay.grading.aggregate`) and scored by the one scoring
 core (:mod:`assay.scoring`): any formula, any abstention strategy, any aggregation, so a run can be
 rescored as often as wanted (``assay score RUN --aggregate ... --abstain ...``). Only items whose
-calls have all finished are scored. With ``formula="healthbench"`` the result carries the
-official HealthBench report (clipped mean, bootstrap std, axes and themes).
+calls have all ended are read, and an item whose calls ended with a criterion not graded by every
+judge the scoring counts (a call that failed or was skipped: :func:`ungraded_criteria`) is
+unscored, counted in ``n_ungraded`` and left out of every figure (fail closed), never scored as
+if the criterion abstained. With ``formula="healthbench"`` the result carries the official
+HealthBench report (clipped mean, bootstrap std, axes and themes).
 
 Example (see tests/runs for complete runs)::
 
@@ -148,12 +151,20 @@ class RunScores:
     def n_scored(self) -> int:
         return sum(1 for s in self.table.items if s.score is not None)
 
+    @property
+    def n_ungraded(self) -> int:
+        """Items left unscored because a criterion has no verdict (a failed or skipped call):
+        no figure here includes them."""
+        return self.table.n_ungraded
+
 
 def iter_final_verdicts(
     store: RunStore, scoring: Scoring, *, up_to: int | None = None
 ) -> Iterator[tuple[Item, Rubric, dict[str, Aggregated]]]:
-    """Each finished item with its rubric and per-criterion aggregated verdicts, streamed
-    (with ``up_to``, only the items at that position of the store or before)."""
+    """Each finished item (its calls all ended, well or not) with its rubric and per-criterion
+    aggregated verdicts, streamed (with ``up_to``, only the items at that position of the store
+    or before). A criterion whose call failed has fewer votes, or none: a caller that scores
+    or compares items asks :func:`ungraded_criteria` (:class:`RunTally` does)."""
     last: tuple[str, Rubric] | None = None  # items often share one rubric; never hold them all
     votes = store.iter_votes(up_to=up_to)
     pending = next(votes, None)
@@ -180,6 +191,33 @@ def final_verdicts(rubric: Rubric, votes: Iterable[Verdict],
         by_criterion[v.criterion_id].append(Vote(v.judge, v, scoring.judge_weights.get(v.judge, 1.0)))
     return {c.id: aggregate(c, by_criterion.get(c.id, []), scoring.aggregation)
             for c in rubric.criteria}
+
+
+def ungraded_criteria(rubric: Rubric, finals: Mapping[str, Aggregated],
+                      scoring: Scoring) -> list[str]:
+    """The criteria of an item not graded by every judge the scoring counts (``scoring.judges``,
+    else the run's judges; with neither known, by at least one): a call that failed or was
+    skipped, a reply that did not parse, a row lost. Such an item is unscored (fail closed),
+    never scored as if the criterion abstained; a judge's own CANNOT_ASSESS is a vote.
+
+    >>> from assay.rubric import Rubric
+    >>> rubric = Rubric(criteria=[{"id": "a", "text": "States the dose."},
+    ...                           {"id": "b", "text": "Suggests aspirin.", "weight": -5}])
+    >>> vote = Verdict(item_id="q", criterion_id="a", judge="j1", decision="MET")
+    >>> scoring = Scoring(judge_weights={"j1": 1.0, "j2": 1.0})
+    >>> ungraded_criteria(rubric, final_verdicts(rubric, [vote], scoring), scoring)
+    ['a', 'b']
+    >>> ungraded_criteria(rubric, final_verdicts(rubric, [vote], Scoring()), Scoring())
+    ['b']
+    """
+    judges = set(scoring.judges if scoring.judges is not None else scoring.judge_weights)
+    missing = []
+    for criterion in rubric.criteria:
+        final = finals.get(criterion.id)
+        voters = {vote.judge for vote in final.votes} if final is not None else set()
+        if not voters or not judges <= voters:
+            missing.append(criterion.id)
+    return missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +256,8 @@ class RunTally:
         agreements = tuple(a.agreement for a in finals.values()  # agreement needs two judges
                            if a.agreement is not None and len(a.votes) > 1)
         scored = self.builder.score(item.id, rubric.criteria, verdicts, response=item.response,
-                                    example_tags=item.tags)
+                                    example_tags=item.tags,
+                                    ungraded=ungraded_criteria(rubric, finals, self.scoring))
         if scored.result.score is None or self.scoring.formula == "healthbench":
             return ItemTally(scored, agreements, (), {})  # HealthBench reports its own groups
         themes = tuple(t.removeprefix("theme:") for t in item.tags if t.startswith("theme:"))

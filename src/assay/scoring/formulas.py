@@ -208,6 +208,7 @@ class ScoreResult:
     n_scored: int
     n_abstained: int
     length_penalty: float = 0.0
+    n_ungraded: int = 0  # criteria without a verdict: any leaves the score None (fail closed)
 
 
 def score_rubric(
@@ -222,8 +223,10 @@ def score_rubric(
 ) -> ScoreResult:
     """Score one answer: its criteria and the verdicts keyed by criterion id.
 
-    A criterion missing from ``verdicts`` is an abstention. See the module docstring for the
-    formulas and the abstention strategies.
+    A criterion missing from ``verdicts`` counts as an abstention here (an axis scored on a
+    subset of criteria); :meth:`~assay.scoring.ItemScorer.score`, which every caller uses,
+    leaves such an item unscored instead. See the module docstring for the formulas and the
+    abstention strategies.
     """
     if formula not in FORMULAS:
         raise ValueError(f"unknown formula {formula!r} (known: {', '.join(FORMULAS)})")

@@ -30,8 +30,8 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from assay.errors import InputError, Issue
 from assay.rubric.criterion import Criterion
@@ -57,12 +57,33 @@ class ItemScorer:
     reward_normalization: RewardNormalization = "minmax"
 
     def score(self, criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], *,
-              response: str | None = None) -> ScoreResult:
-        """The item's score; a criterion without a verdict is an abstention. ``response``
-        feeds the length penalty."""
-        return score_rubric(criteria, verdicts, formula=self.formula, abstention=self.abstention,
-                            length_penalty=self.length_penalty, response=response,
-                            reward_normalization=self.reward_normalization)
+              response: str | None = None, ungraded: Collection[str] = ()) -> ScoreResult:
+        """The item's score. ``response`` feeds the length penalty.
+
+        A criterion without a verdict in ``verdicts`` (or named in ``ungraded``: e.g. one an
+        ensemble's judge did not answer) was not graded: a failed or skipped judge call. The
+        item is then unscored (score None, raw 0, ``n_ungraded`` counting them), never scored
+        as if the criterion abstained or were unmet; a judge's CANNOT_ASSESS is an abstention.
+
+        >>> from assay.rubric import Criterion
+        >>> criteria = [Criterion(id="a", text="States the dose."),
+        ...             Criterion(id="p", text="Suggests aspirin.", weight=-5)]
+        >>> met = {"a": Verdict(item_id="q", criterion_id="a", decision="MET")}
+        >>> result = ItemScorer().score(criteria, met)
+        >>> result.score, result.n_ungraded
+        (None, 1)
+        """
+        result = score_rubric(criteria, verdicts, formula=self.formula,
+                              abstention=self.abstention, length_penalty=self.length_penalty,
+                              response=response, reward_normalization=self.reward_normalization)
+        missing = {c.id for c in criteria if c.id not in verdicts or c.id in ungraded}
+        if not missing:
+            return result
+        without = sum(1 for c in criteria if c.id not in verdicts)  # counted as abstained
+        return replace(result, score=None, raw=0.0, positive_total=0.0, penalty_total=0.0,
+                       n_abstained=result.n_abstained - without,
+                       n_scored=result.n_scored - (len(missing) - without),
+                       n_ungraded=len(missing))
 
     def axis_scores(self, criteria: Sequence[Criterion],
                     verdicts: Mapping[str, Verdict]) -> dict[str, float]:

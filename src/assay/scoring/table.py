@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -51,11 +51,15 @@ from assay.verdict import Verdict
 
 @dataclass(frozen=True, slots=True)
 class ItemScore:
+    """One item's score. ``n_ungraded``: its criteria left without a verdict (a failed or
+    skipped judge call); an item with any is unscored, never scored without them."""
+
     item_id: str
     score: float | None
     raw: float
     n_scored: int
     n_abstained: int
+    n_ungraded: int = 0
 
 
 class ItemScores(Sequence[ItemScore]):
@@ -77,7 +81,7 @@ class ItemScores(Sequence[ItemScore]):
         self._ids: list[str] = []
         self._scores = array("d")  # NaN: no score
         self._raws = array("d")
-        self._counts = array("q")  # n_scored, n_abstained, interleaved
+        self._counts = array("q")  # n_scored, n_abstained, n_ungraded, interleaved
         for score in scores:
             self.append(score)
 
@@ -85,7 +89,7 @@ class ItemScores(Sequence[ItemScore]):
         self._ids.append(score.item_id)
         self._scores.append(math.nan if score.score is None else score.score)
         self._raws.append(score.raw)
-        self._counts.extend((score.n_scored, score.n_abstained))
+        self._counts.extend((score.n_scored, score.n_abstained, score.n_ungraded))
 
     def extend(self, later: ItemScores) -> None:
         """Append every score of ``later``, in its order."""
@@ -100,7 +104,7 @@ class ItemScores(Sequence[ItemScore]):
     def _at(self, k: int) -> ItemScore:
         score = self._scores[k]
         return ItemScore(self._ids[k], None if math.isnan(score) else score, self._raws[k],
-                         self._counts[2 * k], self._counts[2 * k + 1])
+                         *self._counts[3 * k:3 * k + 3])
 
     @overload
     def __getitem__(self, k: int) -> ItemScore: ...
@@ -130,6 +134,10 @@ class ItemScores(Sequence[ItemScore]):
         """The scores that are defined, in order."""
         return [s for s in self._scores if not math.isnan(s)]
 
+    def n_ungraded(self) -> int:
+        """How many items are unscored because a criterion has no verdict."""
+        return sum(1 for k in range(len(self)) if self._counts[3 * k + 2])
+
 
 @dataclass(frozen=True, slots=True)
 class ScoredItem:
@@ -143,7 +151,9 @@ class ScoredItem:
 
 @dataclass(frozen=True, slots=True)
 class ScoreTable:
-    """Per-item scores and their summary."""
+    """Per-item scores and their summary. ``n_unscored`` counts every item without a score;
+    ``n_ungraded``, those of them unscored because a criterion has no verdict (a failed or
+    skipped judge call: fail closed), which no mean, CI or HealthBench figure includes."""
 
     formula: str
     items: Sequence[ItemScore]
@@ -152,6 +162,11 @@ class ScoreTable:
     ci_high: float | None
     n_unscored: int
     healthbench: HealthBenchReport | None = None
+    n_ungraded: int = 0
+
+    def ungraded_ids(self) -> list[str]:
+        """The items left unscored because a criterion has no verdict, in order."""
+        return [s.item_id for s in self.items if s.n_ungraded]
 
     def to_dict(self) -> dict[str, Any]:
         summary: dict[str, Any] = {
@@ -160,6 +175,7 @@ class ScoreTable:
             "ci95": [self.ci_low, self.ci_high],
             "n_items": len(self.items),
             "n_unscored": self.n_unscored,
+            "n_ungraded": self.n_ungraded,
         }
         if self.healthbench is not None:
             summary["healthbench"] = {
@@ -172,7 +188,8 @@ class ScoreTable:
             "summary": summary,
             "items": [
                 {"item_id": s.item_id, "score": s.score, "raw": s.raw,
-                 "n_scored": s.n_scored, "n_abstained": s.n_abstained}
+                 "n_scored": s.n_scored, "n_abstained": s.n_abstained,
+                 "n_ungraded": s.n_ungraded}
                 for s in self.items
             ],
         }
@@ -210,10 +227,11 @@ class ScoreTableBuilder:
         *,
         response: str | None = None,
         example_tags: Iterable[str] = (),
+        ungraded: Collection[str] = (),
     ) -> ScoreResult:
         """Score one item and keep it; returns the item scorer's result."""
         scored = self.score(item_id, criteria, verdicts, response=response,
-                            example_tags=example_tags)
+                            example_tags=example_tags, ungraded=ungraded)
         self.keep(scored)
         return scored.result
 
@@ -225,14 +243,25 @@ class ScoreTableBuilder:
         *,
         response: str | None = None,
         example_tags: Iterable[str] = (),
+        ungraded: Collection[str] = (),
     ) -> ScoredItem:
         """Score one item without keeping it (:meth:`keep` adds it to the table later, so
-        items scored out of order can be kept in order)."""
-        result = self.scorer.score(criteria, verdicts, response=response)
+        items scored out of order can be kept in order). ``ungraded``: criteria not graded
+        although ``verdicts`` may hold one (an ensemble judge that did not answer); with any,
+        or a criterion missing from ``verdicts``, the item is unscored (:meth:`ItemScorer.score`).
+
+        >>> from assay.rubric import Rubric
+        >>> rubric = Rubric(criteria=[{"id": "a", "text": "States the dose."},
+        ...                           {"id": "b", "text": "Suggests aspirin.", "weight": -5}])
+        >>> met = {"a": Verdict(item_id="q", criterion_id="a", decision="MET")}
+        >>> ScoreTableBuilder().score("q", rubric.criteria, met).item
+        ItemScore(item_id='q', score=None, raw=0.0, n_scored=1, n_abstained=0, n_ungraded=1)
+        """
+        result = self.scorer.score(criteria, verdicts, response=response, ungraded=ungraded)
         example = (self.scorer.healthbench(item_id, criteria, verdicts, example_tags)
                    if self.formula == "healthbench" and result.score is not None else None)
         return ScoredItem(ItemScore(item_id, result.score, result.raw, result.n_scored,
-                                    result.n_abstained), result, example)
+                                    result.n_abstained, result.n_ungraded), result, example)
 
     def keep(self, scored: ScoredItem) -> None:
         """Add an item scored by :meth:`score` as the table's next item."""
@@ -263,7 +292,7 @@ class ScoreTableBuilder:
         report = (self._healthbench.report(seed=self.seed, n_bootstrap=self.n_bootstrap)
                   if self._healthbench else None)
         return ScoreTable(self.formula, self.items, mean, low, high,
-                          len(self.items) - len(scored), report)
+                          len(self.items) - len(scored), report, self.items.n_ungraded())
 
 
 def score_items(
@@ -281,7 +310,9 @@ def score_items(
 ) -> ScoreTable:
     """Score every item that has verdicts against its rubric in ``rubrics`` (or against one
     rubric for all); an item without a rubric, or with verdicts on criteria its rubric lacks, is
-    an error (all such items reported together). ``responses`` (item id → response text) feed
+    an error (all such items reported together). An item without a verdict on one of its
+    criteria is unscored (``n_ungraded``): a missing verdict is not an abstention (a judge's
+    CANNOT_ASSESS is). ``responses`` (item id → response text) feed
     the length penalty; ``example_tags`` feed HealthBench's theme breakdown."""
     builder = ScoreTableBuilder(formula, abstention, length_penalty=length_penalty,
                                 reward_normalization=reward_normalization, seed=seed,

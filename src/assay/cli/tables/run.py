@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.cli.tables.score import ungraded_line
 from assay.runs.results import RunScores
 from assay.runs.store import Totals
 
@@ -30,6 +31,8 @@ def summary_tables(scores: RunScores, totals: Totals, *, status: str = "complete
     if scores.bootstrap_std is not None:
         main.add_row("bootstrap std", f"{scores.bootstrap_std:.4f}")
     main.add_row("items scored", f"{scores.n_scored} / {items_in_input or totals.items}")
+    if scores.n_ungraded:
+        main.add_row("unscored: a criterion not graded", ungraded_line(scores.table))
     if scores.mean_agreement is not None:
         main.add_row("mean judge agreement", f"{scores.mean_agreement:.3f}")
     main.add_row("aggregation · abstention", f"{s['aggregation']} · {s['abstention']}")

@@ -11,7 +11,7 @@ def score_tables(table: ScoreTable) -> list[Any]:
     """HealthBench's official figures (when the formula is healthbench), then the scores."""
     from rich.table import Table
 
-    tables = []
+    tables: list[Any] = []
     if table.healthbench is not None:
         report = table.healthbench
         hb = Table(title="HealthBench (official: clipped mean, bootstrap std)")
@@ -31,4 +31,15 @@ def score_tables(table: ScoreTable) -> list[Any]:
     summary.add_row(str(len(table.items)), str(len(table.items) - table.n_unscored),
                     "-" if table.mean is None else f"{table.mean:.4f}", ci)
     tables.append(summary)
+    if table.n_ungraded:  # before the figures' readers take them for the whole input
+        tables.insert(0, f"unscored, a criterion not graded (a failed or skipped judge call; "
+                         f"no figure below includes them): {ungraded_line(table)}")
     return tables
+
+
+def ungraded_line(table: ScoreTable, shown: int = 5) -> str:
+    """``N items (id, id, … and K more)``: the items left unscored because a criterion has
+    no verdict."""
+    ids = table.ungraded_ids()
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return f"{len(ids)} item{'s' if len(ids) != 1 else ''} ({', '.join(ids[:shown])}{more})"

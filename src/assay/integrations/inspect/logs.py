@@ -10,8 +10,10 @@ Out: every item of the run becomes a sample (id: the item id, epoch 1) with its 
 its response as the model's output, and one score, ``assay_rubric``: the run's score of the
 item under its own formula, with the per-criterion verdicts, explanations and votes in the
 score's metadata (:mod:`.scores`), as the live scorer writes them. An item whose calls did not
-all give verdicts is an unscored sample (``Score.unscored``). The log's results hold Inspect's
-``mean`` and ``stderr`` and :func:`~.metrics.healthbench_clipped` of the scores.
+all give verdicts (from every judge) is an unscored sample (``Score.unscored``), and a run
+that is not complete is a log with status ``error`` saying why, never ``success``. The log's
+results hold Inspect's ``mean`` and ``stderr`` and :func:`~.metrics.healthbench_clipped` of
+the scores.
 
 Example::
 
@@ -78,6 +80,7 @@ def write_run_log(run: str | Path, path: str | Path) -> Any:
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
+        EvalError,
         EvalLog,
         EvalResults,
         EvalSample,
@@ -89,6 +92,7 @@ def write_run_log(run: str | Path, path: str | Path) -> Any:
     from inspect_ai.scorer import SampleScore, Score
 
     from assay.runs.results import Scoring, iter_final_verdicts
+    from assay.runs.status import run_status
     from assay.runs.store import RunStore
 
     suffix = Path(path).suffix.lower()
@@ -102,6 +106,7 @@ def write_run_log(run: str | Path, path: str | Path) -> Any:
         items = [item for _, item, _ in store.iter_items(done_only=False)]
         scored = _item_scores(store, scoring)
         manifest = store.meta("manifest")
+        status = run_status(run, store=store)
     finally:
         store.close()
     samples, sample_scores = [], []
@@ -114,8 +119,11 @@ def write_run_log(run: str | Path, path: str | Path) -> Any:
             scores={SCORER: score}, metadata={"tags": list(item.tags)}))
         sample_scores.append(SampleScore(score=score, sample_id=item.id))
     now = datetime.now(UTC).isoformat()
+    # a run that is not complete is no successful eval: Inspect's "error", with why
+    error = None if status.complete else EvalError(
+        message=f"assay run {status.describe()}", traceback="", traceback_ansi="")
     log = EvalLog(
-        status="success",
+        status="success" if error is None else "error", error=error,
         eval=EvalSpec(created=now, task=f"assay/{Path(run).resolve().name}", model="none/none",
                       dataset=EvalDataset(name=Path(run).name, samples=len(samples),
                                           sample_ids=[s.id for s in samples]),
@@ -140,7 +148,7 @@ def _item_scores(store: Any, scoring: Any) -> dict[str, Any]:
 
 
 def _score(item: Item, graded: Any, tally: Any, formula: str, Score: Any) -> Any:
-    if graded is None or tally is None or any(a.verdict is None for a in graded[1].values()):
+    if graded is None or tally is None or tally.scored.item.n_ungraded:
         return Score.unscored(reason="grader_failed", answer=item.response,
                               explanation="the run has no verdict for every criterion of this "
                               "item (failed calls: assay grade --resume RUN retries them)",

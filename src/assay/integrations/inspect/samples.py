@@ -6,6 +6,7 @@ Inspect                                       Assay :class:`~assay.item.Item`
 ``sample id`` (epoch 1); ``ID#E`` (epoch E)    ``Item.id`` (:func:`assay.runs.sources.sample_id`)
 ``metadata["conversation"]``, else ``input``  ``Item.messages`` (role and text of each)
 ``output.completion``                         ``Item.response``
+``metadata["health_memory"]``                 ``Item.health_memory`` (what a router reads)
 ``metadata["rubrics"]`` + ``example_tags``    ``Item.rubric`` read as a HealthBench row
                                               (:func:`assay.io.healthbench.example_to_item`)
 ============================================  ============================================
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from pydantic import ValidationError
 
 from assay.errors import InputError, Issue
 from assay.item import Item
@@ -62,8 +65,14 @@ def item_from_sample(sample_id: Any, epoch: int | None, input: Any,
     messages = _messages(metadata.get("conversation"), input)
     if not is_healthbench_metadata(metadata):
         tags = metadata.get("example_tags")
-        return Item(id=identifier, messages=messages, response=completion or None,
-                    tags=list(tags) if isinstance(tags, list) else [])
+        try:  # the health memory a router's guard and prompts read (a taxonomy's leaves)
+            return Item(id=identifier, messages=messages, response=completion or None,
+                        tags=list(tags) if isinstance(tags, list) else [],
+                        health_memory=metadata.get("health_memory"))
+        except ValidationError as exc:
+            raise InputError([Issue(f"sample[{identifier}]", None,
+                                    "metadata." + ".".join(str(p) for p in e["loc"]), e["msg"])
+                              for e in exc.errors()]) from None
     from assay.io.healthbench import example_to_item
 
     example_tags = [str(t) for t in metadata.get("example_tags") or []]
