@@ -162,7 +162,8 @@ def by_command() -> dict[str, Example]:
 
 
 def attach(app: typer.Typer, prefix: str = "") -> None:
-    """End the help of every command of ``app`` (and of its groups) with its example."""
+    """End the help of every command of ``app`` (and of its groups) with its example; a
+    group's help (``assay bank --help``) ends with the example of its first command."""
     from assay.cli.app import command_name
 
     examples = by_command()
@@ -172,7 +173,13 @@ def attach(app: typer.Typer, prefix: str = "") -> None:
             command.epilog = f"Example: {example.line}"
     for group in app.registered_groups:
         if group.typer_instance is not None:
-            attach(group.typer_instance, prefix + f"{group.name} ")
+            inner = prefix + f"{group.name} "
+            attach(group.typer_instance, inner)
+            first = next((examples[inner + name] for command in group.typer_instance.registered_commands
+                          if (name := command_name(command) or "") and inner + name in examples),
+                         None)
+            if first is not None:
+                group.epilog = f"Example: {first.line}"
 
 
 def commands_page() -> str:
