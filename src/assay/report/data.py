@@ -150,12 +150,13 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
         from assay.metrics.summary import agreement_summary
 
         lookup = Rubrics(per_item=rubrics.as_dict())
-        settings = {"formula": scoring.formula, "abstention": scoring.abstention}
-        agreement = agreement_summary(list(votes.votes), human, lookup, **settings)
+        agreement = agreement_summary(list(votes.votes), human, lookup,
+                                      formula=scoring.formula, abstention=scoring.abstention)
         if len(judges) > 1:
             name = f"ensemble ({scoring.aggregation})"
             ensemble = agreement_summary([f.model_copy(update={"judge": name}) for f in finals],
-                                         human, lookup, **settings)
+                                         human, lookup, formula=scoring.formula,
+                                         abstention=scoring.abstention)
     elif len(judges) > 1:  # the judges alone: from the compact votes, as they streamed past
         agreement = AgreementSummary(formula=scoring.formula, reports=[],
                                      inter_judge=votes.reliability(min_units=MIN_UNITS))

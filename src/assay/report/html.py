@@ -21,7 +21,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from assay.report import payload, plots
 from assay.report.data import RunReport, compare_runs, load_run
 from assay.report.judge_names import short_judge_names
 from assay.report.meaning import option_meaning, shown_label
+from assay.report.rows import ItemRow
 from assay.rubric import Rubric
 
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -99,6 +100,13 @@ def _render(runs: Sequence[RunReport], data: Sequence[payload.Payload],
         yield piece[start:]
 
 
+def _adding_to(writer: payload.PayloadWriter) -> Callable[[ItemRow, Rubric], None]:
+    """``load_run``'s ``on_item``: each item into ``writer`` (its rubric is not needed)."""
+    def add(row: ItemRow, _rubric: Rubric) -> None:
+        writer.add(row)
+    return add
+
+
 def _marker(name: str) -> str:
     """A text no input can contain by chance, standing for a document in the template."""
     return f"assay-data-{secrets.token_hex(16)}-{name}"
@@ -114,7 +122,7 @@ def write_report(runs: Sequence[str | Path], out: str | Path, *, labels: str | P
         for run in runs:  # each run's items compressed as they are read: bounded memory
             writer = payload.PayloadWriter(Path(run).name or str(run), max_items=max_items)
             loaded.append(load_run(run, labels=labels, max_items=max_items,
-                                   on_item=lambda row, _rubric, add=writer.add: add(row)))
+                                   on_item=_adding_to(writer)))
             data.append(writer.finish())
             blobs.append(data[-1])
         judges = [_judges_payload(run) for run in loaded]

@@ -171,7 +171,9 @@ def _queries(path: Path) -> dict[str, list[tuple[str, str]]]:
 
 async def _start_index(app: web.Application) -> None:
     """Read the run's index in a thread: the app serves item pages from the store meanwhile."""
-    threading.Thread(target=app[_RUN].build, name="assay-review-index", daemon=True).start()
+    run = app[_RUN]
+    if run is not None:
+        threading.Thread(target=run.build, name="assay-review-index", daemon=True).start()
 
 
 async def indexed(app: web.Application) -> None:
@@ -191,8 +193,9 @@ def _whole_index(run: RunIndex) -> None:
 async def _close(app: web.Application) -> None:
     if _LABELS in app:
         app[_LABELS].close()
-    if app.get(_RUN) is not None:
-        app[_RUN].close()
+    run = app.get(_RUN)
+    if run is not None:
+        run.close()
 
 
 @web.middleware

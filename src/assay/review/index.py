@@ -154,7 +154,9 @@ class RunIndex:
         :attr:`failure`."""
         store = open_run(self.path)
         try:
-            tally, judges, themes = RunTally(self.scoring), set(), set()
+            tally = RunTally(self.scoring)
+            judges: set[str] = set()
+            themes: set[str] = set()
             for item, rubric, aggregated in iter_final_verdicts(store, self.scoring):
                 number = self.numbers.get(item.id)
                 if self._stop.is_set():
@@ -171,7 +173,7 @@ class RunIndex:
                     criteria.append(CriterionState(
                         criterion.id, None if final is None else verdict_label(final),
                         len(labels) > 1))
-                conversation = [(m.role, m.content) for m in item.messages]
+                conversation: list[tuple[str, str]] = [(m.role, m.content) for m in item.messages]
                 text = "\n".join([item.id, *(content for _, content in conversation),
                                   item.response or ""]).lower()
                 entry = IndexEntry(
