@@ -35,25 +35,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fake_judge_process import start_fake_judge
+from grade_end_to_end import ASSAY, healthbench_rows
 
 ROOT = Path(__file__).resolve().parents[1]
-DEV = ROOT / "tests" / "data" / "healthbench" / "dev.jsonl"
-ASSAY = str(Path(sys.executable).parent / "assay")
 
 
 def distinct_rows(path: Path, n_examples: int) -> Path:
-    """HealthBench rows repeated to ``n_examples``, each repeat with its own first turn and its
-    own criterion texts (so its own rubric and criterion ids)."""
-    rows = [json.loads(line) for line in DEV.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if r.get("ideal_completions_data")]
+    """HealthBench rows repeated to ``n_examples`` (grade_end_to_end's: each repeat with its own
+    first turn), each repeat also with its own criterion texts (so its own rubric and ids)."""
+    rows = [json.loads(line) for line in healthbench_rows(path, n_examples).read_text().splitlines()]
+    originals = len({row["prompt_id"].rsplit("-", 1)[0] for row in rows})
     with path.open("w") as out:
-        for i in range(n_examples):
-            row = dict(rows[i % len(rows)])
-            row["prompt_id"] = f"{row['prompt_id']}-{i}"
-            if i >= len(rows):
-                first = dict(row["prompt"][0])
-                first["content"] = f"{first['content']} (case {i})"
-                row["prompt"] = [first, *row["prompt"][1:]]
+        for i, row in enumerate(rows):
+            if i >= originals:
                 row["rubrics"] = [{**c, "criterion": f"{c['criterion']} (case {i})"}
                                   for c in row["rubrics"]]
             out.write(json.dumps(row) + "\n")
