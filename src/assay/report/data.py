@@ -20,29 +20,24 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.grading.aggregate import Aggregated
-from assay.item import Item
 from assay.metrics.compare import ComparisonReport
 from assay.metrics.item_changes import ItemChange, item_change
 from assay.metrics.sources import open_run
 from assay.metrics.summary import AgreementSummary
 from assay.report.compact import CompactVerdicts, JudgeVotes, StoredRubrics
 from assay.report.judge_agreement import MIN_UNITS, JudgeCriteria, judge_criteria
-from assay.report.meaning import verdict_label
 from assay.report.overview import RunOverview
-from assay.report.rows import CriterionRow, ItemRow, Vote
+from assay.report.rows import ItemRow, item_row
 from assay.rubric import Rubric
 from assay.runs.results import RunScores, RunTally, Scoring, iter_final_verdicts
 from assay.runs.status import RunStatus, run_status
-from assay.scoring import Abstention
-from assay.scoring.formulas import criterion_value
 from assay.verdict import Verdict
 
 
@@ -167,29 +162,6 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
                      routing, criteria, indexes, previews)
 
 
-def item_row(index: int, item: Item, rubric: Rubric, aggregated: Mapping[str, Aggregated],
-             score: float | None, *, abstention: Abstention,
-             human: Mapping[tuple[str, str], list[Verdict]] | None = None) -> ItemRow:
-    """One item as the report and the review app show it (``index``: its number in the run's
-    list of finished items; ``human``: the human labels by (item, criterion))."""
-    rows = []
-    for criterion in rubric.criteria:
-        outcome = aggregated[criterion.id]
-        final = outcome.verdict
-        options = {o.label: o.value for o in criterion.options
-                   if not o.na and o.value is not None}
-        rows.append(CriterionRow(
-            criterion.id, criterion.text, criterion.weight, criterion.axis,
-            verdict_label(final) if final is not None else None,
-            [Vote(v.verdict.judge, verdict_label(v.verdict), v.verdict.explanation)
-             for v in outcome.votes],
-            [Vote(h.judge, verdict_label(h), h.explanation)
-             for h in (human or {}).get((item.id, criterion.id), [])],
-            criterion_value(criterion, final, abstention), options))
-    return ItemRow(index, item.id, _conversation(item), item.response or "", score,
-                   list(item.tags), rows, _context(item))
-
-
 def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0,
                  on_item: Callable[[ItemChange, Rubric], None] | None = None) -> ComparisonReport:
     """Paired tests of run ``a`` against run ``b`` on the items both finished: each item
@@ -247,14 +219,6 @@ def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
     for label in labels:
         grouped[(label.item_id, label.criterion_id)].append(label)
     return grouped
-
-
-def _conversation(item: Item) -> list[tuple[str, str]]:
-    return [(m.role, m.content) for m in item.messages]  # role: a Literal of strings
-
-
-def _context(item: Item) -> list[tuple[str, str]]:
-    return [(p.id or p.source or f"passage {n}", p.text) for n, p in enumerate(item.context, 1)]
 
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:

@@ -21,8 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from assay.report.meaning import option_meaning, shown_label
+from assay.report.meaning import option_meaning, shown_label, verdict_label
+from assay.scoring.formulas import criterion_value
+
+if TYPE_CHECKING:
+    from assay.grading.aggregate import Aggregated
+    from assay.item import Item
+    from assay.rubric import Rubric
+    from assay.scoring import Abstention
+    from assay.verdict import Verdict
 
 PREVIEW_CHARS = 160
 
@@ -122,3 +131,35 @@ def preview(conversation: list[tuple[str, str]], response: str) -> str:
     users = [text for role, text in conversation if role == "user"]
     text = " ".join((users[-1] if users else response).split())
     return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+
+
+def item_row(index: int, item: Item, rubric: Rubric, aggregated: Mapping[str, Aggregated],
+             score: float | None, *, abstention: Abstention,
+             human: Mapping[tuple[str, str], list[Verdict]] | None = None) -> ItemRow:
+    """One item as the report and the review app show it (``index``: its number in the run's
+    list of finished items; ``human``: the human labels by (item, criterion))."""
+    rows = []
+    for criterion in rubric.criteria:
+        outcome = aggregated[criterion.id]
+        final = outcome.verdict
+        options = {o.label: o.value for o in criterion.options
+                   if not o.na and o.value is not None}
+        rows.append(CriterionRow(
+            criterion.id, criterion.text, criterion.weight, criterion.axis,
+            verdict_label(final) if final is not None else None,
+            [Vote(v.verdict.judge, verdict_label(v.verdict), v.verdict.explanation)
+             for v in outcome.votes],
+            [Vote(h.judge, verdict_label(h), h.explanation)
+             for h in (human or {}).get((item.id, criterion.id), [])],
+            criterion_value(criterion, final, abstention), options))
+    return ItemRow(index, item.id, _conversation(item), item.response or "", score,
+                   list(item.tags), rows, _context(item))
+
+
+
+def _conversation(item: Item) -> list[tuple[str, str]]:
+    return [(m.role, m.content) for m in item.messages]  # role: a Literal of strings
+
+
+def _context(item: Item) -> list[tuple[str, str]]:
+    return [(p.id or p.source or f"passage {n}", p.text) for n, p in enumerate(item.context, 1)]

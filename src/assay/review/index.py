@@ -27,11 +27,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.metrics.sources import open_run
-from assay.report.data import item_row
 from assay.report.judge_names import short_judge_names
 from assay.report.meaning import verdict_label
-from assay.report.rows import ItemRow, preview
+from assay.report.rows import ItemRow, item_row, preview
 from assay.review.queue import disagreement_count, pending
 from assay.rubric import Rubric
 from assay.runs.results import RunTally, Scoring, final_verdicts, iter_final_verdicts
@@ -132,7 +130,7 @@ class RunIndex:
     @classmethod
     def open(cls, path: str | Path) -> RunIndex:
         path = Path(path)
-        store = open_run(path)
+        store = RunStore.open(path)
         try:
             return cls(path, store)
         except BaseException:
@@ -152,7 +150,7 @@ class RunIndex:
         """Read every finished item into the index, in one pass over the store (its own
         connection: this runs in a thread while the app serves). Errors are kept in
         :attr:`failure`."""
-        store = open_run(self.path)
+        store = RunStore.open(self.path)
         try:
             tally = RunTally(self.scoring)
             judges: set[str] = set()
