@@ -65,7 +65,7 @@ EXAMPLES: tuple[Example, ...] = (
             f"assay eval {HB} --healthbench --model openai:gpt-4.1-mini --judge openai:gpt-4.1 "
             "--run-dir runs/eval",
             fake="--model gpt-4.1-mini"),
-    Example("compare", "assay compare runs/mini runs/eval/grade"),
+    Example("compare", "assay compare runs/mini runs/eval/grade --items"),
     Example("report", "assay report runs/mini runs/eval/grade -o report.html"),
     Example("review", "assay review runs/mini --port 8765", server="/"),
     Example("data list", "assay data list"),
