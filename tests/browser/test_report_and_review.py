@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from assay.cli import app as cli
 from assay.report import write_report
 from assay.review import RunLabels
-from assay.review.app import make_app
+from assay.review.app import indexed, make_app
 
 SCREENSHOTS = os.environ.get("ASSAY_SCREENSHOTS")  # set to a folder to refresh the README's
 
@@ -54,13 +54,14 @@ async def test_the_item_list_filters_sorts_and_disagreement_links_open_their_ite
     await page.locator(".filters [name=theme]").select_option("emergency")
     assert [await r.get_attribute("id") for r in await rows.all()] == ["item-0-1", "item-0-3"]
     await page.locator(".filters [name=q]").fill("q3")
+    await page.wait_for_selector(".item-list[data-query='q3']")  # drawn once typing pauses
     assert [await r.get_attribute("id") for r in await rows.all()] == ["item-0-3"]
     await page.locator(".disagreement-list a.item-link", has_text="q2").click()  # filtered out
     await page.wait_for_selector("#item-0-2.open")
     assert await page.locator(".filters [name=q]").input_value() == ""
     detail = page.locator(".item-list tr.detail-row:not([hidden]) .detail")
     assert "Bee sting 2?" in await detail.inner_text()
-    penalty = detail.locator("tr[data-criterion='tweezers'] td:nth-child(3) span")
+    penalty = detail.locator("tr[data-criterion='tweezers'] td.final span")
     assert (await penalty.inner_text(), await penalty.get_attribute("class")) == ("CLEAR", "good")
     await page.locator(".filters [name=sort]").select_option("score-desc")
     assert await rows.count() == 4
@@ -71,6 +72,7 @@ async def test_a_reviewer_labels_three_verdicts_and_agreement_is_recomputed(brow
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
+    await indexed(runner.app)
     base = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
     try:
         page = await browser.new_page()

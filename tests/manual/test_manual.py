@@ -39,6 +39,19 @@ def test_each_help_ends_with_its_example():
         assert f"Example: {example.line}" in " ".join(shown.output.split()), example.command
 
 
+def test_each_group_help_ends_with_the_example_of_one_of_its_commands():
+    runner = CliRunner()
+    groups = [g.name for g in app.registered_groups]
+    assert sorted(groups) == ["bank", "cache", "data", "judges", "kb", "nearmiss", "rag", "route",
+                              "rubric", "stress", "taxonomy"]
+    for group in groups:
+        shown = runner.invoke(app, [group, "--help"], env={"COLUMNS": "400"})
+        assert shown.exit_code == 0, group
+        text = " ".join(shown.output.split())
+        examples = [e.line for e in EXAMPLES if e.command.startswith(f"{group} ")]
+        assert any(text.endswith(f"Example: {line}") for line in examples), group
+
+
 def test_the_every_command_page_lists_the_examples_as_the_help_shows_them():
     page = (ROOT / "docs" / "commands.md").read_text()
     assert page == commands_page(), "regenerate: .venv/bin/python scripts/commands_page.py"

@@ -48,3 +48,28 @@ def test_score_iccs_are_reported_when_item_scores_are_given():
     r = inter_judge(vs, item_scores=scores)
     assert set(r.score_icc) >= {"ICC(2,1)", "ICC(3,1)", "ICC(3,k)"}
     assert r.score_icc["ICC(3,1)"].value > 0.8
+
+
+def test_min_units_leaves_small_criteria_out_of_the_table_not_out_of_the_pooled_figures():
+    import random
+
+    rng = random.Random(5)
+    vs = [V(f"q{i}", c, rng.choice(["MET", "UNMET"]), judge)
+          for i in range(12) for c in ["big", f"small{i % 4}", f"one{i}"] for judge in "abc"]
+    whole, listed = inter_judge(vs), inter_judge(vs, min_units=4)
+    assert sorted(whole.per_criterion) == sorted(["big", *[f"small{k}" for k in range(4)],
+                                                  *[f"one{i}" for i in range(12)]])
+    assert sorted(listed.per_criterion) == ["big"]
+    assert listed.per_criterion["big"] == whole.per_criterion["big"]
+    assert listed.model_copy(update={"per_criterion": whole.per_criterion}) == whole
+
+
+def test_verdicts_stream_in_once_and_are_not_kept():
+    """A generator is read once: a report streams a run's votes in from compact records."""
+    info = CriterionInfo.binary("c")
+    answers = [("q1", "MET", "MET"), ("q2", "MET", "UNMET"), ("q3", "UNMET", "UNMET")]
+    listed = [V(item, "c", x, judge) for item, a, b in answers for judge, x in (("a", a), ("b", b))]
+    lookup = {(item, "c"): info for item, _, _ in answers}
+    streamed = inter_judge((v for v in listed), lookup)
+    assert streamed == inter_judge(listed, lookup)
+    assert streamed.percent_agreement.value == 2 / 3

@@ -15,11 +15,11 @@ AGREE = {"stinger": "MET", "tweezers": "UNMET", "pain": "partly", "tone": "calm"
 DISAGREE = {**AGREE, "stinger": "UNMET"}
 
 
-def write_run_inputs(tmp_path, n=4):
+def write_run_inputs(tmp_path, n=4, rubric_data=None):
     import yaml
 
     rubric = tmp_path / "rubric.yaml"
-    rubric.write_text(yaml.safe_dump(RUBRIC))
+    rubric.write_text(yaml.safe_dump(rubric_data or RUBRIC))
     items = tmp_path / "items.jsonl"
     with items.open("w") as out:
         for i in range(n):
@@ -29,8 +29,11 @@ def write_run_inputs(tmp_path, n=4):
     return items, rubric
 
 
-async def grade_run(tmp_path, name, policies, n=4):
-    items, rubric = write_run_inputs(tmp_path, n)
+async def grade_run(tmp_path, name, policies, n=4, items=None, rubric=None):
+    """A run of ``n`` bee-sting items (or of the JSONL file ``items``) graded on the bee
+    rubric (or the rubric ``rubric``, as data) by one fake judge per policy."""
+    written, rubric = write_run_inputs(tmp_path, n, rubric)
+    items = items or written
     servers = [await FakeJudgeServer(policy=p).start() for p in policies]
     try:
         await assay.agrade(items, rubric=rubric, run_dir=tmp_path / name,

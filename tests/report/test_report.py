@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from tests.report.conftest import AGREE, DISAGREE, grade_run
 from typer.testing import CliRunner
 
 from assay.cli import app
@@ -151,13 +152,34 @@ async def test_the_ensemble_verdict_is_compared_with_human_labels(two_judge_run,
     assert 'class="ensemble"' in write_report([two_judge_run], tmp_path / "r.html").read_text()
 
 
-async def test_judge_against_judge_agreement_per_criterion_is_a_heatmap(two_judge_run, tmp_path):
-    html = write_report([two_judge_run], tmp_path / "r.html").read_text()
-    heatmap = html.split('id="judge-heatmap-1"')[1].split("</table>")[0]
-    stinger = heatmap.split("Explains how to remove the stinger.")[1].split("</tr>")[0]
-    tweezers = heatmap.split("Recommends squeezing the stinger with tweezers.")[1].split("</tr>")[0]
-    assert "hsl(0, 55%, 85%)" in stinger  # the judges never agree on it: red
-    assert "hsl(120, 55%, 85%)" in tweezers  # always agree: green
+async def test_judge_agreement_per_criterion_lists_criteria_by_units_with_their_texts(tmp_path):
+    run_dir = await grade_run(tmp_path, "run", [AGREE, DISAGREE], n=12)
+    run = load_run(run_dir)
+    per_criterion = run.agreement.inter_judge.per_criterion
+    (judges,) = report_data(write_report([run_dir], tmp_path / "r.html").read_text(), "judges-data")
+    assert judges["pooled"] is None and judges["min_units"] == 10
+    rows = {row[0]: row for row in judges["rows"]}
+    assert [row[1] for row in judges["rows"]] == [12] * 4  # units, the most first
+    stinger = rows["Explains how to remove the stinger."]  # the criterion's text, not its id
+    assert stinger[5][0] == per_criterion["stinger"].percent_agreement.value == 0.0
+    tweezers = rows["Recommends squeezing the stinger with tweezers."]
+    assert tweezers[2][0] == per_criterion["tweezers"].alpha.value
+    assert tweezers[5][0] == 1.0
+
+
+async def test_criteria_under_the_minimum_units_are_pooled_with_the_metrics_own_figures(
+        two_judge_run, tmp_path):
+    """Four items: each criterion has 4 units, under 10: one pooled row, whose figures are
+    those of inter_judge on the pooled criteria's votes (here every criterion: the run's own)."""
+    run = load_run(two_judge_run)
+    table, overall = run.judge_criteria, run.agreement.inter_judge
+    assert table.rows == [] and table.pooled_criteria == 4
+    assert table.pooled.n_units == overall.n_units == 16
+    assert table.pooled.alpha == overall.alpha_nominal
+    assert table.pooled.percent_agreement == overall.percent_agreement
+    (judges,) = report_data(write_report([two_judge_run], tmp_path / "r.html").read_text(),
+                            "judges-data")
+    assert judges["rows"] == [] and judges["pooled"][:2] == [4, 16]
 
 
 async def test_a_streamed_load_keeps_no_item_yet_gives_the_whole_loads_figures(
@@ -214,3 +236,27 @@ async def test_a_report_that_cannot_be_built_leaves_the_earlier_file_untouched(
     assert result.exit_code == 1 and "no item in common" in result.output
     assert out.read_text() == "the earlier report"
     assert sorted(p.name for p in tmp_path.glob("report.html*")) == ["report.html"]
+
+
+async def test_agreement_between_judges_from_the_streamed_votes_is_reliability_summarys(tmp_path):
+    """The report keeps only compact votes as the store streams (bounded memory at 5,000
+    items); its figures are those of the metrics' own summary over every stored vote."""
+    import random
+
+    from assay.metrics.sources import run_rubrics, run_verdicts
+    from assay.metrics.summary import reliability_summary
+
+    rng = random.Random(3)
+    options = {"stinger": ["MET", "UNMET"], "tweezers": ["MET", "UNMET", "CANNOT_ASSESS"],
+               "pain": ["poorly", "partly", "well", "not discussed"],
+               "tone": ["alarmist", "dismissive", "calm"]}
+
+    def noisy(view):
+        return rng.choice(options[view.criterion_id])
+
+    run_dir = await grade_run(tmp_path, "run", [noisy, noisy, AGREE], n=12)  # ≥ 10 units each
+    run = load_run(run_dir, on_item=lambda row, rubric: None)
+    scoring = run.scores.scoring
+    expected = reliability_summary(run_verdicts(run_dir), run_rubrics(run_dir),
+                                   formula=scoring.formula, abstention=scoring.abstention)
+    assert run.agreement == expected

@@ -11,7 +11,7 @@ from aiohttp import web
 from tests.report.conftest import AGREE, DISAGREE, grade_run
 
 from assay.review import RunLabels
-from assay.review.app import make_app
+from assay.review.app import indexed, make_app
 
 
 @pytest.fixture
@@ -28,6 +28,7 @@ async def serve_app():
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
+        await indexed(runner.app)  # the item list is read in the background: the whole of it
         runners.append(runner)
         return f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
 

@@ -145,18 +145,21 @@ async def test_an_edit_made_while_the_decision_says_accept_is_kept(run_dir, serv
     assert rubric.metadata["review"]["decisions"]["tweezers"] == "accept"  # unchanged text
 
 
-async def test_the_rubric_page_shows_the_query_and_after_a_save_the_saved_version(
+async def test_the_rubric_page_shows_the_query_and_after_a_save_the_version_and_its_diff(
         run_dir, serve_app, reviewer):
     client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
     status, html = await client.get("/rubrics/q1")
     assert status == 200 and "The query" in html and "Bee sting 1?" in html
     await client.post("/rubrics/q1", {"action:tweezers": "reject"})
     status, html = await client.get("/rubrics/q1?saved=bee.v2.yaml")
-    saved = html.split('id="saved-version"')[1].split("</section>")[0]
-    assert "The saved version (2)" in saved and 'data-criterion="tweezers"' not in saved
-    assert 'data-criterion="stinger"' in saved
+    assert "Saved as reviewed-rubrics/bee.v2.yaml" in html
+    version = html.split('data-version="2"')[1].split("</section>")[0]
+    assert "Version 2 against 1" in version and "3 criteria unchanged" in version
+    assert 'class="change removed" data-criterion="tweezers"' in version
+    editor = html.split('id="rubric-form"')[1].split("</form>")[0]  # the editor shows version 2
+    assert 'name="text:tweezers"' not in editor and 'name="text:stinger"' in editor
     status, html = await client.get("/rubrics/q1?saved=../../etc/passwd")
-    assert status == 200 and 'id="saved-version"' not in html
+    assert status == 200 and "Saved as" not in html
 
 
 async def test_agreement_between_reviewers_is_reported_with_the_judges(run_dir, serve_app, reviewer):
@@ -176,3 +179,34 @@ async def test_agreement_between_reviewers_is_reported_with_the_judges(run_dir, 
     between = json.loads((run_dir / "a.json").read_text())["between_reviewers"]
     assert between["judges"] == ["dr_a", "dr_b"]
     assert between["percent_agreement"]["value"] == 0.75
+
+
+async def test_item_pages_are_served_from_the_store_before_the_index_is_read(run_dir):
+    """The app starts without reading the run: an item page opens at once; the item list says
+    how far the background reading has got, and the queue waits for it."""
+    from assay.review.index import RunIndex
+
+    index = RunIndex.open(run_dir)
+    try:
+        assert len(index) == 4 and index.entries == [] and not index.ready
+        item = index.item(2)  # from the store, scored as the index will score it
+        assert (item.id, item.conversation) == ("q2", [("user", "Bee sting 2?")])
+        index.build()
+        assert index.ready and [e.id for e in index.entries] == ["q0", "q1", "q2", "q3"]
+        assert index.entries[2].score == item.score
+        assert [c.final for c in index.entries[2].criteria] == [c.final for c in item.criteria]
+    finally:
+        index.close()
+
+
+async def test_a_run_the_index_cannot_read_is_a_500_not_a_short_list(run_dir, serve_app,
+                                                                     reviewer):
+    import sqlite3
+
+    with sqlite3.connect(run_dir / "run.sqlite") as db:  # item q2's record is damaged
+        db.execute("UPDATE items SET json = '{\"id\": \"q2\"' WHERE id = 'q2'")
+    client = reviewer(await serve_app(run_dir, reviewer="dr_a"))
+    status, text = await client.get("/")
+    assert status == 500 and "could not read the run's items" in text
+    assert (await client.get("/items/1"))[0] == 200  # the other items still open
+    assert (await client.get("/next"))[0] == 500

@@ -107,6 +107,11 @@ def compare(
         None, "--judge", help="Compare this judge's votes in both sources. Default for a run: "
         "its aggregated verdicts."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and permutations."),
+    items: bool = typer.Option(
+        False, "--items", help="Item by item too: each item's score in A and B, B − A and the "
+        "criteria whose verdict flipped (the items that changed most, those that fell first; "
+        "--json holds every item with each criterion's verdict in A and B)."),
+    max_rows: int = typer.Option(20, "--max-rows", min=1, help="Items shown with --items."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full results here."),
     require_complete: bool = typer.Option(False, "--require-complete",
                                           help=REQUIRE_COMPLETE_HELP),
@@ -115,6 +120,8 @@ def compare(
 
     A run (an ensemble too) is compared on its aggregated verdicts, scored by run A's own
     formula and abstention, as assay report compares it: the same pair, the same p-values.
+    With --items, where the difference is: the items whose score fell or rose, and the
+    criteria that flipped.
     """
     from assay.cli.command import report
     from assay.cli.run_status import dump_with_status, statuses_of, warnings
@@ -124,7 +131,9 @@ def compare(
 
     def compute():
         from assay.cli.output import abstention_option
+        from assay.metrics.item_changes import item_changes
         from assay.metrics.label_sources import check_labels_match, labels_for
+        from assay.metrics.sources import inferred_rubrics
         from assay.metrics.summary import comparison
         from assay.metrics.verdict_sets import verdict_set
 
@@ -146,18 +155,30 @@ def compare(
         left_out.extend(f"{side}: {len(s.ungraded)} item(s) left out, a criterion not graded "
                         f"(a failed or skipped call): {', '.join(s.ungraded[:5])}"
                         for side, s in (("A", a), ("B", b)) if s.ungraded)
-        return comparison(a.verdicts, b.verdicts, a.rubrics, labels=human,
-                          formula=formula or a.formula or "autorubric",
-                          abstention=(abstention_option(abstain) if abstain is not None
-                                      else a.abstention),
-                          seed=seed, compared=compared)
+        scored_by = formula or a.formula or "autorubric"
+        abstention = abstention_option(abstain) if abstain is not None else a.abstention
+        result = comparison(a.verdicts, b.verdicts, a.rubrics, labels=human, formula=scored_by,
+                            abstention=abstention, seed=seed, compared=compared)
+        rubrics = a.rubrics or inferred_rubrics([*a.verdicts, *b.verdicts])
+        changes = (item_changes(a.verdicts, b.verdicts, rubrics, formula=scored_by,
+                                abstention=abstention) if items else None)
+        return result, changes
 
-    def show(comparison_report):
-        from assay.cli.tables.agreement import comparison_tables
+    def show(result):
+        from assay.cli.tables.agreement import comparison_tables, item_change_table
 
-        return [*warnings(statuses), *left_out,
-                *comparison_tables(comparison_report, str(source_a), str(source_b))]
+        comparison_report, changes = result
+        yield from warnings(statuses)
+        yield from left_out
+        yield from comparison_tables(comparison_report, str(source_a), str(source_b))
+        if changes is not None:
+            yield from item_change_table(changes, max_rows)
 
-    report(compute, show, json_out=json_out,
-           dump=lambda result: dump_with_status(result, statuses, {
-               "a": source_a, "b": source_b, "labels": labels}))
+    def dump(result):
+        comparison_report, changes = result
+        extra = None if changes is None else {
+            "items": [change.model_dump(mode="json") for change in changes]}
+        return dump_with_status(comparison_report, statuses, {
+            "a": source_a, "b": source_b, "labels": labels}, extra=extra)
+
+    report(compute, show, json_out=json_out, dump=dump)

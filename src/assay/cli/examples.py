@@ -68,7 +68,7 @@ EXAMPLES: tuple[Example, ...] = (
             f"assay eval {HB} --healthbench --model openai:gpt-4.1-mini --judge openai:gpt-4.1 "
             "--run-dir runs/eval",
             fake="--model gpt-4.1-mini"),
-    Example("compare", "assay compare runs/mini runs/eval/grade"),
+    Example("compare", "assay compare runs/mini runs/eval/grade --items"),
     Example("report", "assay report runs/mini runs/eval/grade -o report.html"),
     Example("review", "assay review runs/mini --port 8765", server="/"),
     Example("data list", "assay data list"),
@@ -169,7 +169,8 @@ def by_command() -> dict[str, Example]:
 
 
 def attach(app: typer.Typer, prefix: str = "") -> None:
-    """End the help of every command of ``app`` (and of its groups) with its example."""
+    """End the help of every command of ``app`` (and of its groups) with its example; a
+    group's help (``assay bank --help``) ends with the example of its first command."""
     from assay.cli.app import command_name
 
     examples = by_command()
@@ -179,7 +180,13 @@ def attach(app: typer.Typer, prefix: str = "") -> None:
             command.epilog = f"Example: {example.line}"
     for group in app.registered_groups:
         if group.typer_instance is not None:
-            attach(group.typer_instance, prefix + f"{group.name} ")
+            inner = prefix + f"{group.name} "
+            attach(group.typer_instance, inner)
+            first = next((examples[inner + name] for command in group.typer_instance.registered_commands
+                          if (name := command_name(command) or "") and inner + name in examples),
+                         None)
+            if first is not None:
+                group.epilog = f"Example: {first.line}"
 
 
 def commands_page() -> str:

@@ -77,12 +77,14 @@ def with_status(data: dict[str, Any], statuses: list[RunStatus],
 
 
 def dump_with_status(model: Any, statuses: list[RunStatus],
-                     names: Mapping[str, str | Path | None]) -> str:
+                     names: Mapping[str, str | Path | None],
+                     extra: Mapping[str, Any] | None = None) -> str:
     """A command's pydantic result as indented JSON, with ``run_status`` first (see
-    :func:`with_status`)."""
+    :func:`with_status`) and ``extra`` keys last."""
     import json
 
     data = json.loads(model.model_dump_json())  # pydantic's JSON: an undefined float is null
+    data.update(extra or {})
     return json.dumps(with_status(data, statuses, names), indent=2)
 
 

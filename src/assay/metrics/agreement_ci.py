@@ -44,8 +44,8 @@ def item_resamples(n_items: int, *, n_resamples: int, seed: int) -> np.ndarray:
     """``(n_resamples, n_items)`` counts: how often each item is drawn in each resample."""
     rng = np.random.default_rng(seed)
     drawn = rng.integers(0, n_items, size=(n_resamples, n_items))
-    flat = drawn + np.arange(n_resamples)[:, None] * n_items
-    return np.bincount(flat.ravel(), minlength=n_resamples * n_items).reshape(n_resamples, n_items)
+    drawn += np.arange(n_resamples)[:, None] * n_items  # in place: one array of draws, not two
+    return np.bincount(drawn.ravel(), minlength=n_resamples * n_items).reshape(n_resamples, n_items)
 
 
 def kappa_of(disagreement: np.ndarray) -> Statistic:

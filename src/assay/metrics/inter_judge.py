@@ -93,29 +93,31 @@ def inter_judge(
     item_scores: Mapping[str, Mapping[str, float | None]] | None = None,
     seed: int = 0,
     n_resamples: int = 1000,
+    min_units: int = 1,
 ) -> InterJudgeReliability:
     """Reliability among the judges in ``verdicts``; ``item_scores`` is judge → item → score.
 
     CIs: ``n_resamples`` bootstrap resamples of the items, seeded (0: none; see the module
-    docstring).
+    docstring). ``per_criterion`` holds the criteria rated on ``min_units`` units or more (the
+    others count in the pooled figures alone: a run of thousands of criteria of a few units
+    each spends its time and memory on figures no one reads otherwise).
     """
     criteria = dict(criteria or {})
-    verdicts = list(verdicts)
-    judges = sorted({v.judge for v in verdicts})
-    grouped: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
-    for v in verdicts:
-        grouped[(v.item_id, v.criterion_id)].append(v)
+    coded, infos_by_key = _coded(verdicts, criteria)
+    judges = sorted({judge for ratings in coded.values() for judge in ratings})
     units: dict[tuple[str, str], list[Code]] = {}
     infos: dict[str, CriterionInfo] = {}
     scales: set[tuple[CriterionKind, tuple[str, ...]]] = set()
     by_criterion: dict[str, list[int]] = defaultdict(list)
-    for key, group in grouped.items():
-        info = criteria.get(key) or CriterionInfo.inferred(key[1], group)
+    for key, ratings in coded.items():
+        info = infos_by_key[key]
         infos.setdefault(key[1], info)
         scales.add((info.kind, info.options))
-        coded = {v.judge: info.code(v) for v in group}
         by_criterion[key[1]].append(len(units))
-        units[key] = [coded.get(j) for j in judges]
+        units[key] = [ratings.get(j) for j in judges]
+    score_icc = score_alpha = None  # first: each bootstrap's weights are freed before the next
+    if item_scores is not None:
+        score_icc, score_alpha = _score_reliability(item_scores, judges, seed, n_resamples)
     boot = _Bootstrap(sorted({k[0] for k in units}), seed, n_resamples)
     pooled = boot.table([(k[0], [verdict_value(x) for x in r]) for k, r in units.items()],
                         len(judges))
@@ -123,10 +125,7 @@ def inter_judge(
     per_criterion = {
         cid: _criterion(infos[cid], [units[keys[u]] for u in by_criterion[cid]],
                         pooled.subset(np.array(by_criterion[cid], int)), boot)
-        for cid in sorted(by_criterion)}
-    score_icc = score_alpha = None
-    if item_scores is not None:
-        score_icc, score_alpha = _score_reliability(item_scores, judges, seed, n_resamples)
+        for cid in sorted(by_criterion) if len(by_criterion[cid]) >= min_units}
     return InterJudgeReliability(
         judges=judges,
         n_units=len(units),
@@ -159,6 +158,30 @@ def scale(kind: CriterionKind, options: tuple[str, ...]) -> set[str]:
     (['MET', 'UNMET'], ['hi', 'lo'])
     """
     return {"MET", "UNMET"} if kind is CriterionKind.BINARY else set(options)
+
+
+def _coded(verdicts: Iterable[Verdict], criteria: CriteriaLookup,
+           ) -> tuple[dict[tuple[str, str], dict[str, Code]], dict[tuple[str, str], CriterionInfo]]:
+    """Each unit's coded label per judge, and each unit's criterion info, reading the verdicts
+    once: a verdict whose criterion ``criteria`` knows is coded as it is read and not kept (so
+    that a run's verdicts can stream in, in little memory); the others are kept until all are
+    read, to infer their criterion's kind from them."""
+    coded: dict[tuple[str, str], dict[str, Code]] = {}
+    infos: dict[tuple[str, str], CriterionInfo] = {}
+    unknown: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        key = (v.item_id, v.criterion_id)
+        ratings = coded.setdefault(key, {})
+        info = criteria.get(key)
+        if info is None:
+            unknown[key].append(v)
+        else:
+            infos[key] = info
+            ratings[v.judge] = info.code(v)
+    for key, group in unknown.items():
+        info = infos[key] = CriterionInfo.inferred(key[1], group)
+        coded[key].update((v.judge, info.code(v)) for v in group)
+    return coded, infos
 
 
 class _Bootstrap:
@@ -286,6 +309,7 @@ def _score_reliability(
                  icc_boot.metric(np.concatenate([[m.value], resampled[name][1:]]), m.n,
                                  m.reason or "")
                  for name, m in point.items()}
+    del icc_boot  # its weights go before the next bootstrap's are drawn
     alpha_boot = _Bootstrap(items, seed, n_resamples)
     pairable = sum(sum(x is not None for x in row) >= 2 for row in scored)
     alpha = alpha_boot.metric(interval_alpha(scored, alpha_boot.weights), pairable,

@@ -1,12 +1,14 @@
 """What a report shows of a run, gathered from its store with no model call.
 
-:func:`load_run` reads one run directory: its status (complete or not, and why: the report
-shows it in its header), its manifest (cost, tokens, latency), its scores (the
-scoring core, with CIs overall, per axis and per theme), every finished item with its
-conversation, response, each criterion's final verdict, every judge's vote and explanation and
-any human label; then the agreement of each judge with the human labels (``--labels`` file, or
-the labels reviewers stored in the run with ``assay review``), and the reliability between
-judges when there are several. :func:`compare_runs` pairs two runs on their common items.
+:func:`load_run` reads one run directory in one pass over its store: its status (complete or
+not, and why: the report shows it in its header), its manifest (cost, tokens, latency), its
+scores (the scoring core, with CIs overall, per axis and per theme), every finished item with
+its conversation, response, each criterion's final verdict, every judge's vote and explanation
+and any human label (:class:`~assay.report.rows.ItemRow`); then the agreement of each judge with
+the human labels (``--labels`` file, or the labels reviewers stored in the run with ``assay
+review``), and the reliability between judges when there are several, computed from compact
+records of the votes kept as the store streams past. :func:`compare_runs` pairs two runs on
+their common items.
 
 Example (see tests/report)::
 
@@ -25,62 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError, Issue
-from assay.item import Item
 from assay.metrics.compare import ComparisonReport
+from assay.metrics.item_changes import ItemChange, item_change
 from assay.metrics.sources import open_run
 from assay.metrics.summary import AgreementSummary
-from assay.report.compact import CompactVerdicts, StoredRubrics
+from assay.report.compact import CompactVerdicts, JudgeVotes, StoredRubrics
+from assay.report.judge_agreement import MIN_UNITS, JudgeCriteria, judge_criteria
 from assay.report.overview import RunOverview
+from assay.report.rows import ItemRow, item_row
 from assay.rubric import Rubric
-from assay.runs.results import RunScores, Scoring, iter_final_verdicts, score_run
+from assay.runs.results import RunScores, RunTally, Scoring, iter_final_verdicts
 from assay.runs.status import RunStatus, run_status
 from assay.verdict import Verdict
-
-
-@dataclass(frozen=True)
-class Vote:
-    """One judge's (or one human's) answer on one criterion."""
-
-    source: str
-    label: str
-    explanation: str
-
-
-@dataclass
-class CriterionRow:
-    id: str
-    text: str
-    weight: float
-    axis: str | None
-    final: str | None
-    votes: list[Vote] = field(default_factory=list)
-    human: list[Vote] = field(default_factory=list)
-
-    @property
-    def judges_disagree(self) -> bool:
-        return len({v.label for v in self.votes}) > 1
-
-    @property
-    def human_disagrees(self) -> bool:
-        return bool(self.human) and self.final is not None and any(
-            h.label != self.final for h in self.human)
-
-
-@dataclass
-class ItemRow:
-    index: int
-    id: str
-    conversation: list[tuple[str, str]]
-    response: str
-    score: float | None
-    tags: list[str]
-    criteria: list[CriterionRow]
-    context: list[tuple[str, str]] = field(default_factory=list)
-    """Retrieved passages shown to the judge, as (label, text)."""
-
-    @property
-    def disagreements(self) -> int:
-        return sum(c.judges_disagree or c.human_disagrees for c in self.criteria)
 
 
 @dataclass
@@ -105,6 +63,12 @@ class RunReport:
     """The aggregated verdicts' agreement with the human labels (several judges and labels)."""
     routing: dict[str, Any] | None = None
     """A taxonomy run's routing (RubricsTree): taxonomy, router and summary; None otherwise."""
+    judge_criteria: JudgeCriteria | None = None
+    """Per-criterion agreement between the judges, by units, small criteria pooled."""
+    item_indexes: dict[str, int] = field(default_factory=dict)
+    """Each finished item's number in the report (its place in the run's item list)."""
+    previews: dict[str, str] = field(default_factory=dict)
+    """Each finished item's prompt preview (:attr:`ItemRow.preview`)."""
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -128,9 +92,9 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
 
     ``on_item``: each item is handed to it whole as it is read (with its rubric) and not kept:
     the report keeps its counts (:class:`RunOverview`, whose disagreements count the first
-    ``max_items``), its final verdicts as small tuples and its rubric's hash (the votes and
-    rubrics are read back from the store when a figure needs them), so that a run of any size
-    is read in little memory (``assay report`` streams the items into the page this way).
+    ``max_items``), its final verdicts and votes as small tuples and each item's rubric in
+    brief (ids, weights, options: what the scores and the agreement need), so that a run of any
+    size is read in little memory (``assay report`` streams the items into the page this way).
     """
     path = Path(path)
     if not (path / "run.sqlite").is_file():
@@ -139,91 +103,109 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
     try:
         status = run_status(path, store=store)
         scoring = Scoring.from_config(store.config())
-        scores = score_run(store, scoring, group_cis=True)
         human = _human_labels(path, labels)
         human_by_key = _group(human)
-        item_scores = scores.scores
+        routing = _routing(store.meta("routing"))
+        tally = RunTally(scoring)
         items: list[ItemRow] = []
-        read: list[str] = []
-        finals, overview = CompactVerdicts(), RunOverview(max_items)
-        judges: set[str] = set()
-        for number, (item, rubric, aggregated_by_id) in enumerate(iter_final_verdicts(store, scoring)):
-            rows = []
-            for criterion in rubric.criteria:
-                aggregated = aggregated_by_id[criterion.id]
-                shown = []
-                for vote in aggregated.votes:
-                    judges.add(vote.verdict.judge)
-                    shown.append(Vote(vote.verdict.judge, _label(vote.verdict),
-                                      vote.verdict.explanation))
-                final = aggregated.verdict
-                if final is not None:
-                    finals.add(final)
-                rows.append(CriterionRow(
-                    criterion.id, criterion.text, criterion.weight, criterion.axis,
-                    _label(final) if final is not None else None, shown,
-                    [Vote(h.judge, _label(h), h.explanation)
-                     for h in human_by_key.get((item.id, criterion.id), [])]))
-            row = ItemRow(number, item.id, _conversation(item), item.response or "",
-                          item_scores.get(item.id), list(item.tags), rows, _context(item))
+        indexes: dict[str, int] = {}
+        previews: dict[str, str] = {}
+        finals, overview = CompactVerdicts(), RunOverview(max_items, leaves=routing is not None)
+        votes = JudgeVotes(formula=scoring.formula, abstention=scoring.abstention)
+        for number, (item, rubric, aggregated) in enumerate(iter_final_verdicts(store, scoring)):
+            scored = tally.score(item, rubric, aggregated)
+            tally.keep(scored)
+            row = item_row(number, item, rubric, aggregated, scored.scored.item.score,
+                           abstention=scoring.abstention, human=human_by_key)
+            votes.add(item.id, rubric.criteria,
+                      [vote.verdict for outcome in aggregated.values() for vote in outcome.votes])
+            finals.add_all(outcome.verdict for outcome in aggregated.values()
+                           if outcome.verdict is not None)
             overview.add(row)
-            read.append(item.id)
+            indexes[item.id] = number
+            previews[item.id] = row.preview
             if on_item is not None:
                 on_item(row, rubric)
             else:
                 items.append(row)
+        scores = tally.scores(group_cis=True)
         hashes = store.rubric_hashes()
-        rubrics = StoredRubrics(path, {item_id: hashes[item_id] for item_id in read})
+        rubrics = StoredRubrics(path, {item_id: hashes[item_id] for item_id in indexes})
         manifest = _manifest(path)
-        routing = _routing(store.meta("routing"))
     finally:
         store.close()
-    agreement = ensemble = None
-    compared = bool(human) or len(judges) > 1
-    # the votes are read again only for the figures that compare them
-    every_vote = (list(stored_votes(path, scoring, rubrics)) if compared or labels is not None
-                  else [])
+    judges = votes.judges()
+    agreement = ensemble = criteria = None
     if labels is not None:
         from assay.metrics.label_sources import check_labels_match
 
-        check_labels_match(human, every_vote, labels)
-    if compared:
-        by_item = rubrics.as_dict()
-        agreement = _agreement(every_vote, human, by_item, scoring)
-        if human and len(judges) > 1:
+        check_labels_match(human, votes.votes, labels)
+    if human:  # the labels and every vote, against the rubrics read back from the store
+        from assay.metrics.sources import Rubrics
+        from assay.metrics.summary import agreement_summary
+
+        lookup = Rubrics(per_item=rubrics.as_dict())
+        agreement = agreement_summary(list(votes.votes), human, lookup,
+                                      formula=scoring.formula, abstention=scoring.abstention)
+        if len(judges) > 1:
             name = f"ensemble ({scoring.aggregation})"
-            ensemble = _agreement([f.model_copy(update={"judge": name}) for f in finals],
-                                  human, by_item, scoring)
-    return RunReport(path.name or str(path), path, manifest, scores, items, sorted(judges),
+            ensemble = agreement_summary([f.model_copy(update={"judge": name}) for f in finals],
+                                         human, lookup, formula=scoring.formula,
+                                         abstention=scoring.abstention)
+    elif len(judges) > 1:  # the judges alone: from the compact votes, as they streamed past
+        agreement = AgreementSummary(formula=scoring.formula, reports=[],
+                                     inter_judge=votes.reliability(min_units=MIN_UNITS))
+    if agreement is not None and agreement.inter_judge is not None:
+        criteria = judge_criteria(agreement.inter_judge, votes)
+    return RunReport(path.name or str(path), path, manifest, scores, items, judges,
                      finals, rubrics, human, agreement, overview, status, ensemble,
-                     routing)
+                     routing, criteria, indexes, previews)
 
 
-def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0) -> ComparisonReport:
+def compare_runs(a: RunReport, b: RunReport, *, seed: int = 0,
+                 on_item: Callable[[ItemChange, Rubric], None] | None = None) -> ComparisonReport:
     """Paired tests of run ``a`` against run ``b`` on the items both graded in full (an item
     with a criterion left without a verdict on either side is left out): each item
     scored under run ``a``'s rubric and scoring, one item at a time (the rubrics are read back
-    from ``a``'s store), as :func:`assay.metrics.summary.comparison` would score them."""
-    from assay.metrics.scores import item_scores
+    from ``a``'s store), as :func:`assay.metrics.summary.comparison` would score them.
+    ``on_item``: each item's :class:`~assay.metrics.item_changes.ItemChange` (with its rubric),
+    those left out too, is handed to it as it is compared, and not kept."""
     from assay.metrics.summary import paired_comparison
 
     ungraded = {*a.scores.table.ungraded_ids(), *b.scores.table.ungraded_ids()}
-    common = (a.stored_rubrics.item_ids() & b.stored_rubrics.item_ids()) - ungraded
-    if not common:
-        raise InputError(Issue(str(b.path), None, None,
-                               f"no item in common with {a.path}: nothing to compare"))
-    scoring = a.scores.scoring
     scores_a: dict[str, float | None] = {}
     scores_b: dict[str, float | None] = {}
-    for item_id, rubric in a.stored_rubrics.each(sorted(common)):
-        criteria = {item_id: rubric.criteria}
-        for side, run in ((scores_a, a), (scores_b, b)):
-            side.update(item_scores(criteria, run.final_verdicts.of_item(item_id),
-                                    formula=scoring.formula, abstention=scoring.abstention))
+    for change, rubric in paired_items(a, b):
+        if change.item_id not in ungraded:
+            scores_a[change.item_id], scores_b[change.item_id] = change.score_a, change.score_b
+        if on_item is not None:
+            on_item(change, rubric)
+    if not scores_a:
+        raise InputError(Issue(str(b.path), None, None,
+                               f"no item graded in full in both {a.path} and {b.path}: "
+                               "nothing to compare"))
+    common = scores_a.keys()
+    scoring = a.scores.scoring
     return paired_comparison(scores_a, scores_b, a.final_verdicts.of_items(common),
                              b.final_verdicts.of_items(common), labels=a.labels or None,
                              formula=scoring.formula, seed=seed,
                              compared=f"aggregated verdicts ({scoring.aggregation})")
+
+
+def paired_items(a: RunReport, b: RunReport) -> Iterator[tuple[ItemChange, Rubric]]:
+    """Each item both runs finished, in run ``a``'s order, as an
+    :class:`~assay.metrics.item_changes.ItemChange` (its score in each run under run ``a``'s
+    rubric and scoring, and each criterion's verdict in A and in B), with that rubric."""
+    common = a.stored_rubrics.item_ids() & b.stored_rubrics.item_ids()
+    if not common:
+        raise InputError(Issue(str(b.path), None, None,
+                               f"no item in common with {a.path}: nothing to compare"))
+    scoring = a.scores.scoring
+    ordered = sorted(common, key=a.item_indexes.__getitem__)
+    for item_id, rubric in a.stored_rubrics.each(ordered):
+        yield item_change(item_id, rubric.criteria, a.final_verdicts.of_item(item_id),
+                          b.final_verdicts.of_item(item_id), formula=scoring.formula,
+                          abstention=scoring.abstention), rubric
 
 
 def stored_votes(path: Path, scoring: Scoring, items: StoredRubrics) -> Iterator[Verdict]:
@@ -239,23 +221,11 @@ def stored_votes(path: Path, scoring: Scoring, items: StoredRubrics) -> Iterator
         store.close()
 
 
-def _label(verdict: Verdict) -> str:
-    return verdict.option if verdict.option is not None else str(verdict.decision)  # a StrEnum
-
-
 def _group(labels: list[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
     grouped: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
     for label in labels:
         grouped[(label.item_id, label.criterion_id)].append(label)
     return grouped
-
-
-def _conversation(item: Item) -> list[tuple[str, str]]:
-    return [(m.role, m.content) for m in item.messages]  # role: a Literal of strings
-
-
-def _context(item: Item) -> list[tuple[str, str]]:
-    return [(p.id or p.source or f"passage {n}", p.text) for n, p in enumerate(item.context, 1)]
 
 
 def _human_labels(run: Path, labels: str | Path | None) -> list[Verdict]:
@@ -283,15 +253,3 @@ def _manifest(run: Path) -> dict[str, Any]:
     except ValueError:
         return {}
 
-
-def _agreement(verdicts, human, rubrics, scoring) -> AgreementSummary | None:
-    from assay.metrics.sources import Rubrics
-    from assay.metrics.summary import agreement_summary
-
-    if not human:  # several judges and no labels: reliability between judges only
-        from assay.metrics.summary import reliability_summary
-
-        return reliability_summary(verdicts, Rubrics(per_item=rubrics), formula=scoring.formula,
-                                   abstention=scoring.abstention)
-    return agreement_summary(verdicts, human, Rubrics(per_item=rubrics), formula=scoring.formula,
-                             abstention=scoring.abstention)

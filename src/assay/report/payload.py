@@ -1,20 +1,16 @@
-"""The report's items as compact data, rendered in the browser on demand.
+"""The report's data, compact and compressed, drawn in the browser on demand.
 
 A report of the whole HealthBench benchmark holds 5,000 items per run; drawn as HTML up front,
 it was a page of tens of megabytes. Instead each run's items travel as one JSON document,
 gzip-compressed and base64-encoded inside the page, and the page's script lists them 50 at a
-time, filters them and draws an item only when it is opened. Texts are inserted as text nodes,
-never as markup, so a response containing ``<script>`` shows as text.
+time, filters them and draws an item only when it is opened. The item-by-item comparison of two
+runs and the per-criterion agreement between judges travel the same way (:func:`payload_of`).
+Texts are inserted as text nodes, never as markup, so a response containing ``<script>`` shows
+as text.
 
-Each criterion's verdict carries its *meaning* for the answer, so that colour says what a
-reader needs (Autorubric calls a met penalty DETECTED and an unmet one CLEAR):
-
->>> meaning("MET", 5.0), meaning("MET", -3.0), meaning("UNMET", -3.0), meaning("UNMET", 5.0)
-('good', 'harmful', 'good', 'missed')
->>> meaning("CANNOT_ASSESS", 5.0), meaning(None, 5.0)
-('abstained', 'failed')
->>> shown_label("MET", -3.0), shown_label("UNMET", -3.0), shown_label(None, 1.0)
-('DETECTED', 'CLEAR', 'no verdict')
+Each criterion's verdict carries its *meaning* for the answer (:mod:`assay.report.meaning`),
+so that colour says what a reader needs, and the points it cost the answer; an item's criteria
+come those that cost the most first.
 """
 
 from __future__ import annotations
@@ -26,46 +22,15 @@ import re
 import tempfile
 import zlib
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-if TYPE_CHECKING:
-    from assay.report.data import CriterionRow, ItemRow
-    from assay.rubric import Rubric
-
-PREVIEW_CHARS = 160
-
-
-def meaning(label: str | None, weight: float, value: float | None = None) -> str:
-    """What a final verdict means for the answer: good, partial, missed, harmful, abstained or
-    failed (no verdict: every call failed or none was made). ``value`` is a multi-choice
-    option's value in [0, 1], when the verdict is an option."""
-    if label is None:
-        return "failed"
-    if label == "CANNOT_ASSESS":
-        return "abstained"
-    if value is None:
-        met = label == "MET"
-    elif 0.0 < value < 1.0:
-        return "partial"
-    else:
-        met = value >= 1.0
-    if weight < 0:
-        return "harmful" if met else "good"
-    return "good" if met else "missed"
-
-
-def shown_label(label: str | None, weight: float) -> str:
-    """The label a reader sees: a penalty's MET is DETECTED, its UNMET is CLEAR."""
-    if label is None:
-        return "no verdict"
-    if weight < 0 and label in ("MET", "UNMET"):
-        return "DETECTED" if label == "MET" else "CLEAR"
-    return label
+from assay.report.judge_names import short_judge_names
+from assay.report.rows import CriterionRow, ItemRow
 
 
 class Payload:
-    """A run's compressed item data, spooled to a temporary file and written into the page in
-    base64 pieces (the page's size never sits in memory). Close it when the page is written."""
+    """Compressed JSON, spooled to a temporary file and written into the page in base64 pieces
+    (the page's size never sits in memory). Close it when the page is written."""
 
     PIECE = 3 * 2**16  # bytes: a multiple of 3, so the pieces join into one base64 text
 
@@ -85,61 +50,91 @@ class Payload:
         self._file.close()
 
 
-class PayloadWriter:
-    """One run's items, compressed as they arrive: ``add`` each item with its rubric, then
-    ``finish`` gives the :class:`Payload` the page decompresses (the JSON ``{"name",
-    "items"}``). The compressed bytes go to a temporary file, so a run of any size is written
-    in bounded memory.
+class CompressedText:
+    """Text compressed (gzip) into a temporary file as it is written; :meth:`finish` gives the
+    :class:`Payload`."""
 
-    >>> writer = PayloadWriter("run-a")
-    >>> decode(writer.finish().text())
-    {'name': 'run-a', 'items': []}
-    """
-
-    def __init__(self, name: str, *, max_items: int | None = None):
+    def __init__(self) -> None:
         self._compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip format
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 (the Payload it becomes closes it)
-        self._count = 0
-        self.max_items = max_items
-        self._write('{"name":' + json.dumps(name, ensure_ascii=False) + ',"items":[')
 
-    def add(self, item: ItemRow, rubric: Rubric) -> None:
-        if self.max_items is not None and self._count >= self.max_items:
-            return
-        record = _item(item, _option_values(rubric))
-        self._write(("," if self._count else "")
-                    + json.dumps(record, ensure_ascii=False, separators=(",", ":")))
-        self._count += 1
+    def write(self, text: str) -> None:
+        self._file.write(self._compressor.compress(text.encode("utf-8")))
 
     def finish(self) -> Payload:
-        self._write("]}")
         self._file.write(self._compressor.flush())
         return Payload(self._file)
 
-    def _write(self, text: str) -> None:
-        self._file.write(self._compressor.compress(text.encode("utf-8")))
+
+def payload_of(value: Any) -> Payload:
+    """``value`` as one compressed JSON document.
+
+    >>> decode(payload_of({"rows": [1, 2]}).text())
+    {'rows': [1, 2]}
+    """
+    out = CompressedText()
+    out.write(_json(value))
+    return out.finish()
+
+
+class PayloadWriter:
+    """One run's items, compressed as they arrive: ``add`` each item, then ``finish`` gives the
+    :class:`Payload` the page decompresses (the JSON ``{"name", "items", "judges"}``, judges
+    being each judge id's short name). The compressed bytes go to a temporary file, so a run of
+    any size is written in bounded memory.
+
+    >>> writer = PayloadWriter("run-a")
+    >>> decode(writer.finish().text())
+    {'name': 'run-a', 'items': [], 'judges': {}}
+    """
+
+    def __init__(self, name: str, *, max_items: int | None = None):
+        self._out = CompressedText()
+        self._count = 0
+        self._judges: set[str] = set()
+        self.max_items = max_items
+        self._out.write('{"name":' + json.dumps(name, ensure_ascii=False) + ',"items":[')
+
+    def add(self, item: ItemRow) -> None:
+        if self.max_items is not None and self._count >= self.max_items:
+            return
+        for row in item.criteria:
+            self._judges.update(v.source for v in row.votes)
+        self._out.write(("," if self._count else "") + _json(item_record(item)))
+        self._count += 1
+
+    def finish(self) -> Payload:
+        self._out.write('],"judges":' + _json(short_judge_names(self._judges)) + "}")
+        return self._out.finish()
 
 
 def decode(text: str) -> Any:
-    """A run's data as :meth:`PayloadWriter.finish` wrote it (its base64 text)."""
+    """A document as :class:`Payload` holds it (its base64 text)."""
     return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
-def report_data(html: str) -> list[dict[str, Any]]:
-    """Each run's item data in a written report, in run order (for tests and tools)."""
-    blobs = re.findall(r'<script type="application/octet-stream" class="run-data"[^>]*>([^<]*)'
-                       r'</script>', html)
+def report_data(html: str, kind: str = "run-data") -> list[dict[str, Any]]:
+    """Each run's item data in a written report, in run order (for tests and tools); ``kind``
+    ``"compare-data"`` or ``"judges-data"``: the item-by-item comparisons, the per-criterion
+    agreement between judges."""
+    blobs = re.findall(rf'<script type="application/octet-stream" class="{re.escape(kind)}"'
+                       r'[^>]*>([^<]*)</script>', html)
     return [decode(blob) for blob in blobs]
 
 
-def _item(item: ItemRow, values: dict[str, dict[str, float]]) -> dict[str, Any]:
-    criteria = [_criterion(c, values.get(c.id, {})) for c in item.criteria]
+def item_record(item: ItemRow) -> dict[str, Any]:
+    """What the page holds of one item: its texts, its score and points, its criteria (those
+    that cost the most points first) with their verdicts, votes and labels."""
+    criteria = [_criterion(c) for c in item.by_points_lost()]
+    earned, possible = item.points
     return {
         "i": item.index,
         "id": item.id,
-        "preview": _preview(item),
-        "themes": [t.split(":", 1)[1] for t in item.tags if t.startswith("theme:")],
+        "preview": item.preview,
+        "themes": item.themes,
         "score": item.score,
+        "earned": earned,
+        "possible": possible,
         "conversation": [[role, text] for role, text in item.conversation],
         "context": [[label, text] for label, text in item.context],
         "response": item.response,
@@ -151,37 +146,23 @@ def _item(item: ItemRow, values: dict[str, dict[str, float]]) -> dict[str, Any]:
     }
 
 
-def _criterion(row: CriterionRow, values: dict[str, float]) -> dict[str, Any]:
+def _criterion(row: CriterionRow) -> dict[str, Any]:
     return {
         "id": row.id,
         "text": row.text,
         "points": row.weight,
         "axis": row.axis,
-        "final": shown_label(row.final, row.weight),
-        "meaning": _meaning(row.final, row.weight, values),
-        "votes": [[v.source, shown_label(v.label, row.weight),
-                   _meaning(v.label, row.weight, values), v.explanation] for v in row.votes],
-        "human": [[h.source, shown_label(h.label, row.weight),
-                   _meaning(h.label, row.weight, values), h.explanation] for h in row.human],
+        "final": row.shown(row.final),
+        "meaning": row.meaning,
+        "lost": row.points_lost,
+        "votes": [[v.source, row.shown(v.label), row.meaning_of(v.label), v.explanation]
+                  for v in row.votes],
+        "human": [[h.source, row.shown(h.label), row.meaning_of(h.label), h.explanation]
+                  for h in row.human],
         "judges_disagree": row.judges_disagree,
         "human_disagrees": row.human_disagrees,
     }
 
 
-def _meaning(label: str | None, weight: float, values: dict[str, float]) -> str:
-    if values and label not in values and label not in (None, "CANNOT_ASSESS"):
-        return "abstained"  # a multi-choice criterion's N/A option
-    return meaning(label, weight, values.get(label) if label is not None else None)
-
-
-def _preview(item: ItemRow) -> str:
-    users = [text for role, text in item.conversation if role == "user"]
-    text = " ".join((users[-1] if users else item.response).split())
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
-
-
-def _option_values(rubric: Rubric) -> dict[str, dict[str, float]]:
-    """A rubric's multi-choice criteria: option label → value (N/A options left out: they are
-    abstentions)."""
-    return {c.id: {o.label: o.value for o in c.options if not o.na and o.value is not None}
-            for c in rubric.criteria if c.options}
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

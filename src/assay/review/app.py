@@ -1,11 +1,19 @@
 """``assay review``: a small local web app where an expert checks a run's verdicts.
 
-Server-rendered pages (aiohttp + Jinja2, autoescaped): the item list, then one page per item with
-the conversation, the response and, for each criterion, the final verdict, every judge's vote
-and explanation, and a form to agree, disagree or correct it with a note. Labels go to the
-run's :class:`~assay.review.labels.RunLabels` (``RUN/labels.sqlite``), which ``assay agreement
-RUN`` and ``assay report RUN`` read. The rubric pages accept, edit or reject each criterion of a
-rubric and save the result as a new rubric version with provenance.
+Server-rendered pages (aiohttp + Jinja2, autoescaped): the item list (prompt previews, a
+search over every turn and response, filters and pages), then one page per item with the
+conversation, the response and, for each criterion, the final verdict, every judge's vote and
+explanation, and a form to agree, disagree or correct it with a note. Verdicts wear the
+report's words and colours (:mod:`assay.report.meaning`: a met penalty is DETECTED, in red).
+Labels go to the run's :class:`~assay.review.labels.RunLabels` (``RUN/labels.sqlite``), which
+``assay agreement RUN`` and ``assay report RUN`` read. The rubric pages accept, edit (in a
+multi-line editor) or reject each criterion of a rubric and save the result as a new rubric
+version with provenance; only the criteria whose text or weight differ from the saved ones
+count as edited, and each version is shown against the one before it
+(:mod:`assay.review.history`).
+
+The app starts from a small index of the run (:class:`~assay.review.index.RunIndex`) and reads
+each item from the run's store when its page is opened.
 
 Safety: the app binds to 127.0.0.1 by default; binding anywhere else requires a token, which
 every request must carry (``?token=`` once, then a cookie, or ``Authorization: Bearer``). Other
@@ -24,11 +32,13 @@ Example (see tests/review)::
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import logging
 import math
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +47,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from assay.errors import AssayError, ConfigError, InputError, Issue
 from assay.logs import get_logger
-from assay.report.data import ItemRow, RunReport, load_run
+from assay.report.rows import ItemRow
 from assay.review.guard import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -49,16 +59,19 @@ from assay.review.guard import (
     host_name,
     reviewer_name,
 )
+from assay.review.history import history
+from assay.review.index import FILTERS, RunIndex
 from assay.review.labels import RunLabels
 from assay.review.queue import ORDERS, disagreement_count, next_index, pending
-from assay.review.rubrics import RubricDecision, save_reviewed_rubric
+from assay.review.rubrics import RubricDecision, save_reviewed_rubric, saved_versions
 from assay.rubric import Criterion, Rubric
 
 MAX_NOTE = 2000
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 _TEMPLATES = Path(__file__).parent / "templates"
-_RUN: web.AppKey[RunReport | None] = web.AppKey("run")  # None when reviewing a rubric file
-_RUBRICS: web.AppKey[dict[str, Rubric]] = web.AppKey("rubrics")
+_REPORT_TEMPLATES = Path(__file__).parents[1] / "report" / "templates"  # the verdicts' colours
+_RUN: web.AppKey[RunIndex | None] = web.AppKey("run")  # None when reviewing a rubric file
+_RUBRICS: web.AppKey[Mapping[str, Rubric]] = web.AppKey("rubrics")
 _LABELS = web.AppKey("labels", RunLabels)
 _SETTINGS: web.AppKey[dict[str, Any]] = web.AppKey("settings")
 _QUERIES: web.AppKey[dict[str, list[tuple[str, str]]]] = web.AppKey("queries")
@@ -102,16 +115,20 @@ def make_app(target: str | Path, *, reviewer: str | None = None, token: str | No
     app = web.Application(middlewares=[_errors_middleware, _host_middleware, _auth_middleware,
                                        _session_middleware], client_max_size=1024 * 1024)
     if target.is_dir():
-        run = load_run(target)
+        if not (target / "run.sqlite").is_file():
+            raise InputError(Issue(str(target), None, None, "not a run directory (no run.sqlite)"))
+        run = RunIndex.open(target)
         app[_RUN], app[_RUBRICS] = run, run.rubrics
         app[_LABELS] = RunLabels.open(target)
-        app[_QUERIES] = {item.id: item.conversation for item in run.items}
+        app[_QUERIES] = {}
         out, title = target / "reviewed-rubrics", run.name
+        app.on_startup.append(_start_index)
     else:
         app[_RUN], app[_RUBRICS] = None, _rubric_file(target)
         app[_QUERIES] = _queries(target)
         out, title = target.parent / "reviewed-rubrics", target.name
-    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(default=True))
+    env = Environment(loader=FileSystemLoader([_TEMPLATES, _REPORT_TEMPLATES]),
+                      autoescape=select_autoescape(default=True))
     app[_SETTINGS] = {"reviewer": None if reviewer is None else reviewer_name(reviewer),
                       "token": token, "env": env, "out": out, "title": title,
                       "hosts": allowed_hosts(host, allow_hosts)}
@@ -152,9 +169,33 @@ def _queries(path: Path) -> dict[str, list[tuple[str, str]]]:
         return {}
 
 
+async def _start_index(app: web.Application) -> None:
+    """Read the run's index in a thread: the app serves item pages from the store meanwhile."""
+    run = app[_RUN]
+    if run is not None:
+        threading.Thread(target=run.build, name="assay-review-index", daemon=True).start()
+
+
+async def indexed(app: web.Application) -> None:
+    """Wait until the app's index of the run holds every item (a rubric file has none)."""
+    run = app[_RUN]
+    if run is not None:
+        await asyncio.to_thread(run.wait)
+
+
+def _whole_index(run: RunIndex) -> None:
+    """A 500 saying why, when reading the run's index failed (never a partial list as whole)."""
+    if run.failure is not None:
+        raise web.HTTPInternalServerError(
+            text=f"the review app could not read the run's items: {run.failure}")
+
+
 async def _close(app: web.Application) -> None:
     if _LABELS in app:
         app[_LABELS].close()
+    run = app.get(_RUN)
+    if run is not None:
+        run.close()
 
 
 @web.middleware
@@ -305,22 +346,37 @@ async def _login(request: web.Request) -> web.Response:
 
 async def _health(request: web.Request) -> web.Response:
     run = request.app[_RUN]
-    return web.json_response({"status": "ok", "items": len(run.items) if run else 0,
+    return web.json_response({"status": "ok", "items": len(run) if run else 0,
+                              "indexed": len(run.entries) if run else 0,
+                              "ready": run.ready if run else True,
                               "rubrics": len(request.app[_RUBRICS])})
 
 
 async def _index(request: web.Request) -> web.Response:
+    """The item list: a search over what the items say, filters (disagreement, unlabelled,
+    theme) and pages of :data:`assay.review.index.PAGE` items."""
     run = request.app[_RUN]
     if run is None:
         return _render(request, "index.html.j2", labelled={})
+    _whole_index(run)
     labelled, others = _progress(request)
     mine: dict[str, int] = {}
     for item_id, _ in labelled:
         mine[item_id] = mine.get(item_id, 0) + 1
-    return _render(request, "index.html.j2", labelled=mine,
-                   disagreements={item.id: disagreement_count(item, others) for item in run.items},
-                   remaining=sum(pending(item, labelled) for item in run.items),
-                   done=request.query.get("done"))
+    query, show, theme = (request.query.get(name, "") for name in ("q", "show", "theme"))
+    if show not in FILTERS:
+        raise web.HTTPBadRequest(text=f"show {show[:40]!r}: one of {', '.join(FILTERS[1:])}")
+    if theme and theme not in run.themes:
+        raise web.HTTPBadRequest(text=f"theme {theme[:40]!r} is not a theme of this run")
+    page_text = request.query.get("page", "1")
+    page = int(page_text) - 1 if page_text.isdigit() and int(page_text) > 0 else 0
+    found = run.find(query=query[:200], show=show, theme=theme, page=page, labelled=labelled,
+                     others=others)
+    return _render(request, "index.html.j2", labelled=mine, found=found, query=query,
+                   show=show, theme=theme, judges=run.judge_names(),
+                   disagreements={e.id: disagreement_count(e, others) for e in found.entries},
+                   remaining=sum(pending(e, labelled) for e in run.entries)
+                   + len(run) - len(run.entries), done=request.query.get("done"))
 
 
 def _progress(request: web.Request) -> tuple[set[tuple[str, str]], dict[tuple[str, str], set[str]]]:
@@ -352,8 +408,10 @@ async def _next(request: web.Request) -> web.Response:
         raise web.HTTPNotFound(text="this review is of a rubric file: it has no items")
     order = _order(request.query.get("order"))
     after = request.query.get("after")
+    await indexed(request.app)  # the queue orders every item: it waits for the whole index
+    _whole_index(run)
     labelled, others = _progress(request)
-    index = next_index(run.items, after=int(after) if after and after.isdigit() else None,
+    index = next_index(run.entries, after=int(after) if after and after.isdigit() else None,
                        labelled=labelled, others=others, order=order)
     saved = request.query.get("saved")
     if index is None:
@@ -362,14 +420,14 @@ async def _next(request: web.Request) -> web.Response:
     raise web.HTTPSeeOther(f"/items/{index}?{query}")
 
 
-def _item_or_404(request: web.Request) -> tuple[RunReport, int, ItemRow]:
+def _item_or_404(request: web.Request) -> tuple[RunIndex, int, ItemRow]:
     index = int(request.match_info["index"])
     run = request.app[_RUN]
     if run is None:
         raise web.HTTPNotFound(text="this review is of a rubric file: it has no items")
-    if index >= len(run.items):
+    if index >= len(run):
         raise web.HTTPNotFound(text=f"no item number {index}")
-    return run, index, run.items[index]
+    return run, index, run.item(index)
 
 
 async def _item(request: web.Request) -> web.Response:
@@ -383,7 +441,8 @@ async def _item(request: web.Request) -> web.Response:
     rubric = request.app[_RUBRICS][item.id]
     criteria = {c.id: c for c in rubric.criteria}
     return _render(request, "item.html.j2", index=index, item=item, labels=labels,
-                   others=others, criteria=criteria, count=len(run.items),
+                   others=others, criteria=criteria, count=len(run),
+                   judges=run.judge_names(v.source for c in item.criteria for v in c.votes),
                    order=_order(request.query.get("order")), queue="order" in request.query,
                    message=request.query.get("saved"))
 
@@ -441,20 +500,30 @@ async def _rubric(request: web.Request) -> web.Response:
     rubric = request.app[_RUBRICS].get(item_id)
     if rubric is None:
         raise web.HTTPNotFound(text=f"no rubric {item_id!r}")
-    saved_name = request.query.get("saved")
-    return _render(request, "rubric.html.j2", item_id=item_id, rubric=rubric,
-                   saved=saved_name, saved_rubric=_saved_version(request, saved_name),
-                   query=request.app[_QUERIES].get(item_id, []))
+    folder = request.app[_SETTINGS]["out"]
+    saved = request.query.get("saved")  # named by the redirect after a save: one of the files
+    return _render(request, "rubric.html.j2", item_id=item_id, original=rubric,
+                   rubric=_latest(request, rubric), versions=history(folder, rubric),
+                   saved=saved if saved in {p.name for p in saved_versions(folder, rubric.id)}
+                   else None, query=_query(request, item_id))
 
 
-def _saved_version(request: web.Request, name: str | None) -> Rubric | None:
-    """The version just saved (named in the redirect after a save), read back from its file."""
+def _latest(request: web.Request, rubric: Rubric) -> Rubric:
+    """The newest reviewed version of ``rubric`` (``rubric`` itself before the first save):
+    what the editor shows, and what a save is compared with and builds on."""
     from assay.io import read_rubric
 
-    folder = request.app[_SETTINGS]["out"]
-    if not name or "/" in name or "\\" in name or not (folder / name).is_file():
-        return None
-    return read_rubric(folder / name)
+    saved = saved_versions(request.app[_SETTINGS]["out"], rubric.id)
+    return read_rubric(saved[-1]) if saved else rubric
+
+
+def _query(request: web.Request, item_id: str) -> list[tuple[str, str]]:
+    """The conversation the rubric is for: a run's item (read from its store), or an item of
+    a per-item rubric file."""
+    run = request.app[_RUN]
+    if run is not None and item_id in run.numbers:
+        return run.item(run.numbers[item_id]).conversation
+    return request.app[_QUERIES].get(item_id, [])
 
 
 async def _save_rubric(request: web.Request) -> web.Response:
@@ -463,22 +532,36 @@ async def _save_rubric(request: web.Request) -> web.Response:
     if rubric is None:
         raise web.HTTPNotFound(text=f"no rubric {item_id!r}")
     form = await _form(request)
+    rubric = _latest(request, rubric)
     decisions = []
     for criterion in rubric.criteria:
         action = _text(form, f"action:{criterion.id}", "accept")
-        text = _text(form, f"text:{criterion.id}")
+        text = _lines(_text(form, f"text:{criterion.id}"))
         weight = _weight(_text(form, f"weight:{criterion.id}"))
-        edited = (text.strip() and text.strip() != criterion.text) or (
-            weight is not None and weight != criterion.weight)
-        if action == "accept" and edited:  # an edit is kept, whatever the decision says
-            action = "edit"
-        decisions.append(RubricDecision(criterion.id, action, text, weight))
+        # An edit is what differs from the saved text and weight, whatever the form chose:
+        # a criterion posted back as it was shown is accepted as it is, byte for byte.
+        new_text = text.strip() != "" and text.strip() != _lines(criterion.text).strip()
+        new_weight = weight is not None and weight != criterion.weight
+        if action in ("accept", "edit"):
+            action = "edit" if new_text or new_weight else "accept"
+        decisions.append(RubricDecision(criterion.id, action, text if new_text else "",
+                                        weight if new_weight else None))
     try:
         path = save_reviewed_rubric(rubric, decisions, request.app[_SETTINGS]["out"],
                                     reviewer=_reviewer(request), source=item_id)
     except AssayError as exc:
         raise web.HTTPBadRequest(text=str(exc)) from None
     raise web.HTTPSeeOther(f"/rubrics/{item_id}?saved={path.name}")
+
+
+def _lines(text: str) -> str:
+    """``text`` with the line breaks a browser posts from a text box (CRLF) as the rubric
+    keeps them (LF).
+
+    >>> _lines("Advises:\\r\\n- rest\\r- fluids")
+    'Advises:\\n- rest\\n- fluids'
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _weight(value: str) -> float | None:

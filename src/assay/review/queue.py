@@ -6,7 +6,7 @@ judges disagree, or where another reviewer's label differs from the final verdic
 rest (the most such criteria first), then in input order.
 
 Example:
-    >>> from assay.report.data import CriterionRow, ItemRow, Vote
+    >>> from assay.report.rows import CriterionRow, ItemRow, Vote
     >>> def item(index, labels):
     ...     rows = [CriterionRow("c", "C.", 1.0, None, "MET", [Vote("j1", l, "") for l in labels])]
     ...     return ItemRow(index, f"q{index}", [], "", None, [], rows)
@@ -20,29 +20,54 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-
-from assay.report.data import CriterionRow, ItemRow
+from typing import Protocol, TypeVar
 
 ORDERS = ("input", "disagreements")
 
 
-def disagreement_count(item: ItemRow, others: Mapping[tuple[str, str], set[str]]) -> int:
+class QueuedCriterion(Protocol):
+    """What the queue reads of a criterion (a report's ``CriterionRow``, the review index's
+    ``CriterionState``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def final(self) -> str | None: ...
+    @property
+    def judges_disagree(self) -> bool: ...
+
+
+class QueuedItem(Protocol):
+    """What the queue reads of an item (a report's ``ItemRow``, an ``IndexEntry``)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def criteria(self) -> Sequence[QueuedCriterion]: ...
+
+
+Item = TypeVar("Item", bound=QueuedItem)
+
+
+def disagreement_count(item: QueuedItem, others: Mapping[tuple[str, str], set[str]]) -> int:
     """Criteria of ``item`` where the judges disagree or another reviewer's label differs from
     the final verdict (``others``: (item, criterion) → the labels other reviewers gave)."""
     return sum(_disagrees(item.id, c, others) for c in item.criteria)
 
 
-def _disagrees(item_id: str, row: CriterionRow, others: Mapping[tuple[str, str], set[str]]) -> bool:
+def _disagrees(item_id: str, row: QueuedCriterion, others: Mapping[tuple[str, str], set[str]]) -> bool:
     theirs = others.get((item_id, row.id), set())
     return row.judges_disagree or any(label != row.final for label in theirs)
 
 
-def pending(item: ItemRow, labelled: set[tuple[str, str]]) -> bool:
+def pending(item: QueuedItem, labelled: set[tuple[str, str]]) -> bool:
     return any((item.id, c.id) not in labelled for c in item.criteria)
 
 
-def queue(items: Iterable[ItemRow], *, labelled: set[tuple[str, str]],
-          others: Mapping[tuple[str, str], set[str]], order: str) -> list[ItemRow]:
+def queue(items: Iterable[Item], *, labelled: set[tuple[str, str]],
+          others: Mapping[tuple[str, str], set[str]], order: str) -> list[Item]:
     """The pending items, in the order the reviewer asked for."""
     waiting = [item for item in items if pending(item, labelled)]
     if order == "disagreements":
@@ -50,7 +75,7 @@ def queue(items: Iterable[ItemRow], *, labelled: set[tuple[str, str]],
     return waiting
 
 
-def next_index(items: Sequence[ItemRow], *, after: int | None, labelled: set[tuple[str, str]],
+def next_index(items: Sequence[QueuedItem], *, after: int | None, labelled: set[tuple[str, str]],
                others: Mapping[tuple[str, str], set[str]], order: str) -> int | None:
     """The item to open after item number ``after`` (None: from the start); None when nothing
     is pending. The queue wraps around, so a skipped item comes back."""

@@ -131,10 +131,21 @@ def _validated(data: dict[str, Any]) -> Rubric:
 
 
 def _next_version(folder: Path, rubric: Rubric) -> int:
-    pattern = re.compile(rf"^{re.escape(_safe(rubric.id))}\.v(\d+)\.yaml$")
-    saved = [int(m.group(1)) for p in folder.iterdir() if (m := pattern.match(p.name))]
+    saved = [version for version, _ in _versions(folder, rubric.id)]
     current = int(rubric.version) if rubric.version.isdigit() else 1
     return max([current, *saved]) + 1
+
+
+def saved_versions(folder: str | Path, rubric_id: str) -> list[Path]:
+    """The files of the versions of rubric ``rubric_id`` saved in ``folder``, oldest first."""
+    return [path for _, path in sorted(_versions(Path(folder), rubric_id))]
+
+
+def _versions(folder: Path, rubric_id: str) -> list[tuple[int, Path]]:
+    pattern = re.compile(rf"^{re.escape(_safe(rubric_id))}\.v(\d+)\.yaml$")
+    if not folder.is_dir():
+        return []
+    return [(int(m.group(1)), p) for p in folder.iterdir() if (m := pattern.match(p.name))]
 
 
 def _safe(name: str) -> str:

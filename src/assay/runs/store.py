@@ -444,6 +444,30 @@ class RunStore:
         for idx, text, digest in rows:
             yield idx, Item.model_validate_json(text), digest
 
+    def item_positions(self) -> dict[str, int]:
+        """Each registered item's position, by its id."""
+        self._flush_held()
+        return dict(self.db.execute("SELECT id, idx FROM items"))
+
+    def item_at(self, position: int) -> tuple[Item, str] | None:
+        """The item registered at ``position`` with its rubric hash (None: no such item), read
+        on demand (the review app opens one item at a time)."""
+        self._flush_held()
+        row = self.db.execute("SELECT json, rubric_hash FROM items WHERE idx = ?",
+                              (position,)).fetchone()
+        return None if row is None else (Item.model_validate_json(row[0]), row[1])
+
+    def votes_of(self, item_id: str) -> list[Verdict]:
+        """One item's stored per-judge verdicts, in :meth:`iter_votes`' order (by criterion id,
+        then judge)."""
+        self._flush_held()
+        rows = self.db.execute(
+            "SELECT criterion_id, judge, verdict, option, explanation FROM verdicts "
+            "WHERE item_id = ? ORDER BY criterion_id, judge", (item_id,))
+        return [Verdict(item_id=item_id, criterion_id=cid, judge=judge, decision=verdict,
+                        option=option, explanation=explanation)
+                for cid, judge, verdict, option, explanation in rows]
+
     def last_position(self) -> int:
         """The position of the last item registered (-1 if none): an item registered after
         now comes after it."""

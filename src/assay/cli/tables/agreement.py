@@ -1,4 +1,5 @@
-"""The tables of ``assay agreement`` and ``assay compare``: agreement summaries, comparisons.
+"""The tables of ``assay agreement`` and ``assay compare``: agreement summaries, comparisons,
+and the items that changed between two verdict sets (``assay compare --items``).
 
 Undefined figures print as "—"; their reasons are in the JSON output.
 """
@@ -10,6 +11,7 @@ from typing import Any
 from assay.cli.tables.cells import fmt, fmt_test, new_table
 from assay.metrics.agreement_report import AgreementReport, PooledAgreement
 from assay.metrics.compare import ComparisonReport
+from assay.metrics.item_changes import ItemChange
 from assay.metrics.summary import AgreementSummary
 
 
@@ -148,3 +150,34 @@ def comparison_tables(report: ComparisonReport, name_a: str, name_b: str) -> lis
     verdicts.add_row("discordant (A only / B only)", f"{details.get('b', 0)} / {details.get('c', 0)}")
     verdicts.add_row("McNemar exact", fmt_test(v.mcnemar))
     return [scores, verdicts]
+
+
+def item_change_table(changes: list[ItemChange], max_rows: int) -> list[Any]:
+    """The items that changed between A and B, the largest fall first, each with the criteria
+    whose verdict flipped (a penalty's verdicts as DETECTED / CLEAR, as the report shows them)."""
+    from assay.report.meaning import shown_label
+
+    changed = [c for c in changes if c.changed]
+    changed.sort(key=lambda c: (c.difference is None, c.difference or 0.0, -c.flipped, c.item_id))
+    table = new_table(f"Items: {len(changed):,} of {len(changes):,} changed, the largest fall "
+                      "first", ["item", "A", "B", "B − A", "criteria flipped (A → B)"])
+    for change in changed[:max_rows]:
+        flips = [f"{_short(c.text)}: {shown_label(c.a, c.weight)} → {shown_label(c.b, c.weight)}"
+                 for c in change.criteria if c.flipped]
+        table.add_row(change.item_id, _score(change.score_a), _score(change.score_b),
+                      "—" if change.difference is None else f"{change.difference:+.3f}",
+                      "\n".join(flips) or "—")
+    lines: list[Any] = [table]
+    if len(changed) > max_rows:
+        lines.append(f"{len(changed) - max_rows:,} more changed items: raise --max-rows, or see "
+                     "--json (every item, each criterion's verdict in A and B)")
+    return lines
+
+
+def _score(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
