@@ -97,3 +97,28 @@ def test_a_running_non_daemon_thread_is_waited_for(tmp_path) -> None:
               "threading.Thread(target=work).start()")
     out = run_main(["--version"], worker)
     assert out.returncode == 0 and done.read_text() == "yes"
+
+
+WHICH_RICH = ("import atexit, sys; atexit.register(lambda: print(sorted(m for m in "
+              "('rich.markdown', 'rich.traceback') if m in sys.modules), file=sys.stderr))")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["sample", "--help"]])
+def test_a_help_page_is_rendered_without_rich_markdown_and_traceback_and_reads_the_same(
+        args: list[str]) -> None:
+    light = run_main(args, WHICH_RICH)
+    full = run_main(args, "import rich.markdown, rich.traceback")  # typer's renderer as it is
+    assert light.returncode == full.returncode == 0
+    assert light.stdout == full.stdout and "Usage: assay" in light.stdout
+    assert light.stderr.strip() == "[]"  # neither was imported for the page
+
+
+def test_the_help_renderer_s_stand_ins_hand_over_to_the_real_classes() -> None:
+    code = ("import sys; from assay.cli.help_renderer import import_help_renderer; "
+            "import_help_renderer(); u = sys.modules['typer.rich_utils']; "
+            "print('rich.markdown' in sys.modules, 'rich.traceback' in sys.modules); "
+            "print(type(u.Markdown('*x*')).__module__); "
+            "from rich.traceback import Traceback; print(u.Traceback.from_exception is not None, "
+            "type(u.Traceback(Traceback.extract(ValueError, ValueError('x'), None))).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:3] == ["False False", "rich.markdown", "True Traceback"]

@@ -67,6 +67,26 @@ def test_nesting_deeper_than_the_limit_is_refused_in_yaml_json_and_jsonl(tmp_pat
         assert issues and f"nested more than {MAX_NESTING} levels deep" in issues[0], name
 
 
+def test_a_jsonl_line_nested_exactly_to_the_limit_is_read_one_level_more_is_not(tmp_path):
+    """A line with at most MAX_NESTING brackets is not walked (it cannot nest deeper); the
+    bound itself and brackets inside strings change nothing."""
+    from assay.io.jsonl import iter_jsonl
+
+    def nested(levels: int) -> dict:
+        value: dict = {}
+        for _ in range(levels - 1):
+            value = {"x": value}
+        return value
+
+    brackets = {"text": "[{" * MAX_NESTING, "deep": nested(MAX_NESTING - 1)}
+    lines = [nested(MAX_NESTING), nested(MAX_NESTING + 1), brackets, nested(2)]
+    path = tmp_path / "nested.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    read = [value for _, value in iter_jsonl(path)]
+    assert read[0] == lines[0] and read[2] == lines[2] and read[3] == lines[3]
+    assert f"nested more than {MAX_NESTING} levels deep" in str(read[1])
+
+
 def test_an_oversized_jsonl_record_is_reported_and_the_next_line_read(tmp_path):
     path = tmp_path / "items.jsonl"
     huge = json.dumps({"id": "big", "prompt": "Hi?", "response": "x" * (MAX_RECORD_BYTES + 10)})

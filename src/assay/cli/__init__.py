@@ -43,8 +43,13 @@ from assay.cli.process import exit_at_once, own_process
 
 def main() -> None:
     own_process()
+    args = sys.argv[1:]
+    if not args or "--help" in args:  # a help page: typer's renderer without what it never uses
+        from assay.cli.help_renderer import import_help_renderer
+
+        import_help_renderer()
     try:
-        app_for(sys.argv[1:])()
+        app_for(args)()
     except SystemExit as done:  # click ends every command so, successful or not
         exit_at_once(done.code)
     except ModuleNotFoundError as missing:  # the quickstart installs only what grading needs

@@ -9,6 +9,8 @@ import typer
 from assay.cli.app import app
 
 EXIT_INCOMPLETE = 4
+#: Imported by ``assay sample`` only after its last call (the summary table).
+SAMPLE_FINISH = ("rich.table", "rich._emoji_codes", "assay.cli.tables.sample")
 
 
 @app.command()
@@ -66,11 +68,14 @@ def sample(
     """Sample the model under test on every item (free text); grade the output with
     assay grade --responses OUT."""
     from assay.cli.output import exit_for_failed_items, fail, stdout
-    from assay.cli.tables.sample import sample_table
+    from assay.cli.prewarm import Prewarm
+    from assay.cli.process import freeze_startup
     from assay.errors import AssayError
     from assay.judges.sync import run_sync
     from assay.sampling import asample
 
+    freeze_startup()  # what start-up built lives until exit: the collector stops walking it
+    prewarm = Prewarm(SAMPLE_FINISH).start()  # the summary's imports, while the calls wait
     try:
         result = run_sync(asample(
             items, model=model, out=out, job_dir=job_dir, n=n, temperature=temperature,
@@ -82,6 +87,10 @@ def sample(
             batch_retry=batch_retry, batch_poll_s=batch_poll_s, protocol=protocol))
     except (AssayError, OSError, ValueError) as exc:
         fail(exc)
+    finally:
+        prewarm.stop()
+    from assay.cli.tables.sample import sample_table
+
     stdout().print(sample_table(result))
     stdout().print(f"wrote {result.written} {result.output_format} lines to {out}  (job: "
                    f"{result.job_dir}; run the same command to resume)", highlight=False)

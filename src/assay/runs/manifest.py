@@ -23,9 +23,10 @@ import platform
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.runs.store import RunStore
+if TYPE_CHECKING:  # a job's manifest (assay sample) needs none of the run store
+    from assay.runs.store import RunStore
 
 PACKAGES = ("assay", "pydantic", "aiohttp", "httptools", "numpy", "scipy", "pandas", "pyarrow", "orjson", "rich")
 
