@@ -172,4 +172,4 @@ def test_the_report_of_a_taxonomy_run_shows_its_routing_active_leaves_and_dimens
     assert "3.8 of 112 leaves active per item" in routing
     leaves = routing.split('class="active-leaves"')[1]
     assert leaves.count("<tr>") == 1 + 15  # a header, then the 15 leaves graded (all distinct)
-    assert "ms.sf.er.01" in leaves and "Medical skills" in leaves
+    assert 'title="ms.sf.er.01"' in leaves and "Medical skills" in leaves  # its text, its id on hover

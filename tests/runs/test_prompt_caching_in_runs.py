@@ -100,7 +100,7 @@ async def test_the_summary_and_the_report_show_the_cached_prompt_tokens(cached_r
     text = console.export_text()
     assert "of them cached" in text and f"{report.totals.cached_tokens:,}" in text
     html = write_report([cached_run.run_dir], tmp_path / "report.html").read_text()
-    assert f"{report.totals.cached_tokens} prompt tokens cached" in html
+    assert f"{report.totals.cached_tokens:,} prompt tokens cached" in html
 
 
 async def test_batches_write_the_heads_for_an_hour_then_read_them_in_a_second_batch(
