@@ -8,22 +8,19 @@ rollouts it touches (their ``error`` set, reward 0.0, never a maximum)."""
 from __future__ import annotations
 
 import hashlib
-import json
 
 import pytest
 import verifiers as vf
 from datasets import Dataset
-from typer.testing import CliRunner
 from verifiers.types import ClientConfig
 
 from assay.bank.shipped import load_bank
-from assay.cli import app
 from assay.integrations.verifiers import AssayRubric, RewardWithheld
 from assay.rewards import build_scorer, final_answer
 from assay.testing import FakeJudgeServer, Faults, ModelScript
 
 from .inspect_tasks import healthbench_rows
-from .test_verifiers_rubric import ROLLOUTS, met, policy
+from .test_verifiers_rubric import ROLLOUTS, assay_score_rewards, met, policy
 
 BANK = load_bank("health-score")
 RELEVANCE_MARKER = "how relevant a rubric criterion is"  # in the selector's prompt only
@@ -81,14 +78,7 @@ def assay_score_of(outputs, criteria_of, tmp_path) -> dict[str, float]:
                                                             for c in criteria]}})
         verdicts += [{"item_id": f"rollout-{k}", "criterion_id": c.id,
                       "verdict": "MET" if met(c.text, answer) else "UNMET"} for c in criteria]
-    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    (tmp_path / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
-    result = CliRunner().invoke(app, ["score", str(tmp_path / "verdicts.jsonl"), "--rubric",
-                                      str(tmp_path / "items.jsonl"), "--formula", "reward",
-                                      "--json", str(tmp_path / "scores.json")])
-    assert result.exit_code == 0, result.output
-    rows = json.loads((tmp_path / "scores.json").read_text())["items"]
-    return {row["item_id"]: row["score"] for row in rows}
+    return assay_score_rewards(tmp_path, items, verdicts)
 
 
 async def test_bank_rewards_equal_assay_score_on_the_29_criteria(tmp_path, monkeypatch):

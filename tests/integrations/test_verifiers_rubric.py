@@ -78,14 +78,7 @@ async def test_rollout_rewards_equal_assay_score_of_the_same_verdicts(fake_serve
                       "verdict": "MET" if met(c.text, answer) else "UNMET"}
                      for c in item.rubric.criteria]
         rewards[item_id] = output["reward"]
-    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    (tmp_path / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
-    result = CliRunner().invoke(app, ["score", str(tmp_path / "verdicts.jsonl"), "--rubric",
-                                      str(tmp_path / "items.jsonl"), "--formula", "reward",
-                                      "--json", str(tmp_path / "scores.json")])
-    assert result.exit_code == 0, result.output
-    scored = {row["item_id"]: row["score"] for row in
-              json.loads((tmp_path / "scores.json").read_text())["items"]}
+    scored = assay_score_rewards(tmp_path, items, verdicts)
     assert scored == pytest.approx(rewards, abs=1e-12)
     assert len(set(rewards.values())) > 2  # the rollouts of a prompt differ
     assert all(o["metrics"]["assay_reward_withheld"] == 0.0 for o in outputs)
@@ -107,3 +100,15 @@ async def test_a_failed_judge_call_marks_the_rollout_failed_and_pays_nothing(
         assert output["assay_reward"]["reward"] is None
     assert all(o["error"] is None and o["metrics"]["assay_reward_withheld"] == 0.0 for o in fine)
     assert issubclass(RewardWithheld, vf.InfraError)  # what verifiers' maybe_retry retries
+
+
+def assay_score_rewards(tmp_path, items: list[dict], verdicts: list[dict]) -> dict[str, float]:
+    """Each item's score by `assay score --formula reward` of ``verdicts`` on ``items``."""
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    (tmp_path / "verdicts.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts))
+    result = CliRunner().invoke(app, ["score", str(tmp_path / "verdicts.jsonl"), "--rubric",
+                                      str(tmp_path / "items.jsonl"), "--formula", "reward",
+                                      "--json", str(tmp_path / "scores.json")])
+    assert result.exit_code == 0, result.output
+    rows = json.loads((tmp_path / "scores.json").read_text())["items"]
+    return {row["item_id"]: row["score"] for row in rows}
