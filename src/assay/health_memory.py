@@ -341,17 +341,14 @@ def _check_value(kind: str, name: str, code: str | None, unit: str,
                  values: dict[str, float]) -> None:
     """Refuse a unit the vocabulary does not know for this analyte, or an implausible value."""
     from assay.vocabulary import vocabulary
+    from assay.vocabulary.values import check
 
     table = vocabulary()
-    problem = table.value_problem(kind, name, code, unit, [])
-    if problem is not None:
-        raise PydanticCustomError("health_value", problem.replace("{", "(").replace("}", ")"),
-                                  {"loc": ("unit",)})
-    for field_name, value in values.items():
-        problem = table.value_problem(kind, name, code, unit, [value])
+    for field_name, checked in (("unit", []), *((f, [v]) for f, v in values.items())):
+        problem = check(table, kind, name, code, unit, checked)
         if problem is not None:
-            raise PydanticCustomError("health_value", problem.replace("{", "(").replace(
-                "}", ")"), {"loc": (field_name,)})
+            message = problem.message.replace("{", "(").replace("}", ")")
+            raise PydanticCustomError("health_value", message, {"loc": (field_name,)})
 
 
 def _num(value: float) -> str:

@@ -28,10 +28,6 @@ Example:
     >>> v.matches("condition", "diabetes", "DM2"), v.matches("condition", "diabetes",
     ...     "pre-diabetes"), v.matches("medication", "statin", "Lipitor 20 mg")
     (True, False, True)
-    >>> v.value_problem("lab", "HbA1c", None, "mg/dL", [7.9])
-    "'mg/dL' is not a unit of hba1c: use %, mmol/mol"
-    >>> v.value_problem("lab", "FBS", None, "mg/dL", [9000])
-    'FBS 9000 mg/dL is not plausible (glucose in mg/dL: 10 to 1500)'
 """
 
 from __future__ import annotations
@@ -42,7 +38,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -289,15 +285,6 @@ class Vocabulary:
             known = self.terms.get(kind, {}).get(current)
             todo += known.includes if known is not None else []
         return out
-
-    def value_problem(self, kind: str, name: str, code: str | None, unit: str,
-                      values: Sequence[float]) -> str | None:
-        """Why a value of entry ``name`` in ``unit`` cannot be right, or None (the message of
-        :func:`assay.vocabulary.values.check`)."""
-        from assay.vocabulary.values import check
-
-        problem = check(self, kind, name, code, unit, values)
-        return None if problem is None else problem.message
 
 
 def _positions(tokens: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:

@@ -42,7 +42,14 @@ class Problem:
 def check(vocabulary: Vocabulary, kind: str, name: str, code: str | None, unit: str,
           values: Sequence[float]) -> Problem | None:
     """The first problem of entry ``name``'s ``values`` in ``unit`` (None when none). The unit
-    alone is checked when ``values`` is empty."""
+    alone is checked when ``values`` is empty.
+
+    >>> from assay.vocabulary import vocabulary
+    >>> check(vocabulary(), "lab", "HbA1c", None, "mg/dL", [7.9]).message
+    "'mg/dL' is not a unit of hba1c: use %, mmol/mol"
+    >>> check(vocabulary(), "lab", "FBS", None, "mg/dL", [9000]).message
+    'FBS 9000 mg/dL is not plausible (glucose in mg/dL: 10 to 1500)'
+    """
     ids = vocabulary.resolve(kind, name, code)
     if not ids:
         return _unknown(vocabulary, kind, name, unit, values)
