@@ -111,7 +111,7 @@ def test_a_dry_run_counts_each_judges_preflight_request_and_its_price(tmp_path, 
     """Issue 40, point 3: the preflight is sent and paid before the first call."""
     import orjson
 
-    from assay.judges.judge import PREFLIGHT_MAX_TOKENS, PREFLIGHT_PROMPT, PREFLIGHT_SCHEMA
+    from assay.judges.preflight import PREFLIGHT_MAX_TOKENS, PREFLIGHT_PROMPT, PREFLIGHT_SCHEMA
     from assay.judges.pricing import tokens_in
 
     code, plan = dry_run(str(items_file), "--rubric", str(rubric_file), "--judge",

@@ -28,7 +28,7 @@ from assay.generate import retrieval
 from assay.generate.pipeline import GenerateConfig
 from assay.generate.schemas import SCHEMAS
 from assay.generate.templates import load_templates
-from assay.judges.judge import preflight_estimate
+from assay.judges.preflight import preflight_estimate
 from assay.judges.pricing import CostEstimate, estimate_cost, estimate_tokens
 
 ASSUMED_REPLY_TOKENS = {"route": 80, "rerank": 20, "synthesize_evidence": 700,

@@ -51,7 +51,14 @@ from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
 from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
 from assay.judges.openai_compat import TEXT_MODE, WireReply
-from assay.judges.pricing import CostEstimate, Pricing, tokens_in, usage_cost
+from assay.judges.preflight import (
+    PREFLIGHT_MAX_TOKENS,
+    PREFLIGHT_MESSAGES,
+    PREFLIGHT_SCHEMA,
+    check_preflight_answer,
+    http_message,
+)
+from assay.judges.pricing import Pricing, tokens_in
 from assay.judges.prompt_caching import (
     CachePlan,
     CacheTTL,
@@ -78,33 +85,7 @@ from assay.judges.wires import wire_for
 from assay.logs import get_logger
 
 log = get_logger("assay.judges")
-_BODY_EXCERPT = 300
-PREFLIGHT_PROMPT = "Assay preflight check: reply with the JSON object {\"ok\": true}."
-PREFLIGHT_MESSAGES = ({"role": "user", "content": PREFLIGHT_PROMPT},)
-PREFLIGHT_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-PREFLIGHT_MAX_TOKENS = 16
 CUT = frozenset({"length", "max_tokens"})  # finish reasons of a reply cut at its budget (OpenAI's, Anthropic's)
-
-
-def preflight_estimate(config: JudgeConfig) -> tuple[int, CostEstimate]:
-    """What a judge's preflight sends before its first call, for a dry run: the requests
-    (the completion check, and for a local preset its server's own question, free) and the
-    check's tokens and dollars at the judge's price.
-
-    >>> from assay.judges.specs import config_from
-    >>> requests, cost = preflight_estimate(config_from("openai:gpt-4.1-mini"))
-    >>> requests, cost.n_calls, cost.completion_tokens, cost.usd > 0
-    (1, 1, 16, True)
-    >>> preflight_estimate(config_from("llamacpp:gemma"))[0]
-    2
-    """
-    prompt = tokens_in(message_chars(PREFLIGHT_MESSAGES) + len(orjson.dumps(PREFLIGHT_SCHEMA)))
-    completion = config.max_tokens or PREFLIGHT_MAX_TOKENS
-    price = config.price or Pricing.default().price_for(config.model)
-    usd = round(usage_cost(price, Usage(prompt, completion)), 6) if price else 0.0
-    asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
-    return 1 + asks_server, CostEstimate(config.model, 1, prompt, completion, usd,
-                                         price is not None)
 
 
 class Judge:
@@ -311,19 +292,8 @@ class Judge:
             self.total_cost_usd += cost
         if isinstance(result, Failure):
             raise ConfigError(f"judge {self.id!r}: cannot reach {where} ({result.message})")
-        status = result.status
-        if status == 200 or self._wire.rejects_mode(status, result.body):
-            return
-        if status in (401, 403):
-            raise ConfigError(f"judge {self.id!r}: {where} refused the API key (HTTP {status})")
-        if status in (404, 405):
-            raise ConfigError(
-                f"judge {self.id!r}: {where} answered HTTP {status}: no completion endpoint "
-                f"there (is the base URL right? it usually ends in /v1): {_http_message(result)}")
-        if 400 <= status < 500 and status not in (408, 409, 429):
-            raise ConfigError(f"judge {self.id!r}: {where} refused a test request: "
-                              f"{_http_message(result)}")
-        log.warning("judge %s: preflight got HTTP %d (transient; the run retries)", self.id, status)
+        if result.status != 200 and not self._wire.rejects_mode(result.status, result.body):
+            check_preflight_answer(self.id, where, result)
 
     def defer_check(self) -> None:
         """Make the preflight :meth:`check` just before the first request that leaves the cache,
@@ -626,7 +596,7 @@ class Judge:
                 else:
                     # (a success other than 200, e.g. 204, has no reply to read: a transport failure)
                     kind = classify_status(result.status) or FailureKind.TRANSPORT
-                    failure = Failure(kind, _http_message(result), result.status)
+                    failure = Failure(kind, http_message(result), result.status)
                     if kind is FailureKind.RATE_LIMIT:
                         retry_after = parse_retry_after(result.headers)
                         if retry_after is not None:
@@ -742,11 +712,6 @@ class _Failed:
 
 def _budget_failure(budget: Budget) -> Failure:
     return Failure(FailureKind.BUDGET, budget.failure_message())
-
-
-def _http_message(result: HttpResult) -> str:
-    text = result.body[:_BODY_EXCERPT].decode("utf-8", "replace").strip()
-    return redact(f"HTTP {result.status}: {text}" if text else f"HTTP {result.status}")
 
 
 def _start_mode(structured: str, modes: tuple[str, ...]) -> int:

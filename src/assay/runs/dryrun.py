@@ -21,7 +21,7 @@ from typing import Any
 from assay.errors import Issue
 from assay.grading.grader import Grader, PlannedCall
 from assay.item import Item
-from assay.judges.judge import preflight_estimate
+from assay.judges.preflight import preflight_estimate
 from assay.judges.pricing import BATCH_PRICE_FACTOR, CostEstimate, estimate_cost, estimate_tokens
 from assay.rubric import Rubric
 from assay.runs.item_checks import item_issue, prompt_issue

@@ -26,7 +26,7 @@ from typing import Any, Self
 import orjson
 from aiohttp import web
 
-from assay.judges.judge import PREFLIGHT_PROMPT
+from assay.judges.preflight import PREFLIGHT_PROMPT
 from assay.testing.batches import BATCH_HEADER, BatchScript, FakeBatches
 from assay.testing.bill import ProviderBill
 from assay.testing.context_errors import OVERFLOW_FAULTS, overflow_reply
