@@ -23,11 +23,15 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 import orjson
 
 from assay.wal_checkpoints import Checkpoints
+
+if TYPE_CHECKING:
+    from assay.judges.config import JudgeConfig
+    from assay.judges.types import JudgeRequest
 
 CacheMode = Literal["use", "refresh", "bypass"]
 DEFAULT_CACHE_PATH = Path(".assay") / "cache.sqlite"
@@ -291,3 +295,25 @@ class ResponseCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def request_cache_key(config: JudgeConfig, request: JudgeRequest,
+                      params: dict[str, Any] | None = None) -> str:
+    """The response-cache key of ``request`` sent to the judge of ``config`` (what
+    :meth:`assay.judges.Judge.cache_key` returns), without making the judge: a dry run needs no API key.
+    ``params``: ``config.request_params()``, if the caller holds them already."""
+    fields: dict[str, Any] = {
+        "endpoint": config.base_url,
+        "wire": config.wire,
+        "model": config.model,
+        "messages": request.messages,
+        "params": config.request_params() if params is None else params,
+        "schema": request.schema,
+        "schema_name": request.schema_name,
+        "template_version": request.template_version,
+    }
+    if request.text:  # only then: every key of a structured request stays as it was
+        fields.update(text=True, sample=request.sample)
+    elif request.sample:  # a repeat of a judge call (assay grade --repeats): a draw of its own
+        fields["sample"] = request.sample
+    return cache_key(fields)

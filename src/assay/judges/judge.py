@@ -42,14 +42,20 @@ import orjson
 from assay.errors import ConfigError
 from assay.judges.anthropic import max_tokens_of
 from assay.judges.budget import Budget, CallEstimator, PreflightSpend, message_chars
-from assay.judges.cache import ResponseCache, cache_key
+from assay.judges.cache import ResponseCache, request_cache_key
 from assay.judges.completion import DEFAULT_BUDGET
 from assay.judges.config import JudgeConfig
 from assay.judges.context_fit import fit
 from assay.judges.context_overflow import context_overflow
 from assay.judges.free_text import text_answer
 from assay.judges.limits import Limiter
-from assay.judges.local_servers import LOCAL_PRESETS, SERVER_MODES, mode_chain, timeout_ceiling
+from assay.judges.local_servers import (
+    LOCAL_PRESETS,
+    SERVER_MODES,
+    mode_chain,
+    start_mode,
+    timeout_ceiling,
+)
 from assay.judges.openai_compat import TEXT_MODE, WireReply
 from assay.judges.preflight import (
     PREFLIGHT_MAX_TOKENS,
@@ -124,7 +130,7 @@ class Judge:
         self._modes = ((SIMPLE_EVALS,) if config.structured == SIMPLE_EVALS
                        else mode_chain(config.structured) if config.structured in SERVER_MODES
                        and config.wire == "openai"
-                       else self._wire.modes[_start_mode(config.structured, self._wire.modes):])
+                       else self._wire.modes[start_mode(config.structured, self._wire.modes):])
         self._price = config.price or self.pricing.price_for(config.model)
         self.estimator = CallEstimator(self._price, max_tokens_of(config)
                                        if config.wire == "anthropic" else config.max_tokens)
@@ -665,28 +671,6 @@ class Judge:
         return tokens_in(message_chars(messages)) + (max_tokens or 0)
 
 
-def request_cache_key(config: JudgeConfig, request: JudgeRequest,
-                      params: dict[str, Any] | None = None) -> str:
-    """The response-cache key of ``request`` sent to the judge of ``config`` (what
-    :meth:`Judge.cache_key` returns), without making the judge: a dry run needs no API key.
-    ``params``: ``config.request_params()``, if the caller holds them already."""
-    fields: dict[str, Any] = {
-        "endpoint": config.base_url,
-        "wire": config.wire,
-        "model": config.model,
-        "messages": request.messages,
-        "params": config.request_params() if params is None else params,
-        "schema": request.schema,
-        "schema_name": request.schema_name,
-        "template_version": request.template_version,
-    }
-    if request.text:  # only then: every key of a structured request stays as it was
-        fields.update(text=True, sample=request.sample)
-    elif request.sample:  # a repeat of a judge call (assay grade --repeats): a draw of its own
-        fields["sample"] = request.sample
-    return cache_key(fields)
-
-
 class Abandoned:
     """The attempts of one call abandoned on their timeout, and their estimated cost."""
 
@@ -712,14 +696,3 @@ class _Failed:
 
 def _budget_failure(budget: Budget) -> Failure:
     return Failure(FailureKind.BUDGET, budget.failure_message())
-
-
-def _start_mode(structured: str, modes: tuple[str, ...]) -> int:
-    if structured == "auto":
-        return 0
-    aliases = {"json_schema": ("json_schema", "tool"), "json_mode": ("json_mode", "prompt"),
-               "prompt": ("prompt",)}
-    for alias in aliases.get(structured, ()):  # a local server's option: not this wire's
-        if alias in modes:
-            return modes.index(alias)
-    return 0

@@ -75,6 +75,19 @@ def mode_chain(mode: str) -> tuple[str, ...]:
     return (mode, "json_mode", "prompt")
 
 
+def start_mode(structured: str, modes: tuple[str, ...]) -> int:
+    """Where in a wire's ``modes`` a judge starts for its ``structured`` setting (a local
+    server's option name maps to the wire's own; ``auto``: the first)."""
+    if structured == "auto":
+        return 0
+    aliases = {"json_schema": ("json_schema", "tool"), "json_mode": ("json_mode", "prompt"),
+               "prompt": ("prompt",)}
+    for alias in aliases.get(structured, ()):  # a local server's option: not this wire's
+        if alias in modes:
+            return modes.index(alias)
+    return 0
+
+
 def resolve_native(provider: str, structured: str) -> str:
     """``native`` as the provider's own option; any other value as it is."""
     if structured != "native":

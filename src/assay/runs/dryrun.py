@@ -129,8 +129,7 @@ def dry_run(source: Any, options: Any, *, resume: str | Path | None = None) -> D
 
 
 def _cache_lookup(path: str | Path) -> tuple[Any, IsCached]:
-    from assay.judges.cache import ResponseCache
-    from assay.judges.judge import request_cache_key
+    from assay.judges.cache import ResponseCache, request_cache_key
     from assay.runs.engine import judge_request
 
     cache = ResponseCache(path)
