@@ -90,3 +90,42 @@ async def test_without_items_the_json_is_as_before(tmp_path):
     out = tmp_path / "c.json"
     assert runner.invoke(app, ["compare", str(a), str(a), "--json", str(out)]).exit_code == 0
     assert "items" not in json.loads(out.read_text())
+
+
+def simple_evals_calculate_score(points: list[float], met: list[bool]) -> float | None:
+    """simple-evals' ``healthbench_eval.calculate_score``, written out: the met criteria's points
+    over the positive points (penalties count when met; the per-example score is not clipped)."""
+    total_possible_points = sum(p for p in points if p > 0)
+    if total_possible_points == 0:
+        return None
+    achieved_points = sum(p for p, criteria_met in zip(points, met, strict=True) if criteria_met)
+    return achieved_points / total_possible_points
+
+
+def test_healthbench_item_scores_and_differences_are_simple_evals_on_random_rubrics():
+    import random
+
+    rng = random.Random(11)
+    sides: list[list[Verdict]] = [[], []]
+    per_item, expected = {}, {}
+    for i in range(40):
+        points = [rng.choice([-10, -5, -2, 1, 2, 3, 5, 7, 10]) for _ in range(rng.randint(2, 9))]
+        criteria = [Criterion(id=f"c{k}", text=f"Point {k}.", weight=p)
+                    for k, p in enumerate(points)]
+        per_item[f"q{i}"] = Rubric(id=f"r{i}", criteria=criteria)
+        scores = []
+        for side in sides:
+            met = [rng.random() < 0.6 for _ in points]
+            side += [Verdict(item_id=f"q{i}", criterion_id=c.id, decision="MET" if m else "UNMET")
+                     for c, m in zip(criteria, met, strict=True)]
+            scores.append(simple_evals_calculate_score(points, met))
+        expected[f"q{i}"] = scores
+    changes = item_changes(*sides, Rubrics(per_item=per_item), formula="healthbench")
+    for change in changes:
+        a, b = expected[change.item_id]
+        if a is None:  # penalties only: no positive points, no score
+            assert change.score_a is None and change.score_b is None
+            continue
+        assert change.score_a == pytest.approx(a, abs=1e-12)
+        assert change.score_b == pytest.approx(b, abs=1e-12)
+        assert change.difference == pytest.approx(b - a, abs=1e-12)

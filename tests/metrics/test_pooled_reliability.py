@@ -172,3 +172,36 @@ async def test_the_reports_reliability_between_judges_is_the_packages_with_ac1(t
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert f"Krippendorff α {reliability.alpha_nominal.value:.3f}" in html
     assert f"Gwet AC1 {reliability.ac1.value:.3f}" in html
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_reports_pooled_row_of_small_criteria_equals_the_packages(seed):
+    """The report's judge table pools the criteria under its minimum of units into one row
+    (:func:`assay.report.judge_agreement.judge_criteria`): that row's α, κ and AC1 are the
+    packages' over those criteria's units alone, the big criterion's units left out."""
+    from assay.report.compact import JudgeVotes
+    from assay.report.judge_agreement import judge_criteria
+
+    rng = np.random.default_rng(seed)
+    votes, small_units = JudgeVotes(), []
+    for i in range(40):
+        # every item: the big criterion, and a small one of its own (1 unit each)
+        criteria = [Criterion(id="big", text="Big."), Criterion(id=f"small{i}", text="Small.")]
+        verdicts = []
+        for criterion in criteria:
+            row = ["MET" if rng.random() < 0.75 else "UNMET" for _ in JUDGES]
+            verdicts += [Verdict(item_id=f"q{i}", criterion_id=criterion.id, judge=judge,
+                                 decision=value) for judge, value in zip(JUDGES, row, strict=True)]
+            if criterion.id != "big":
+                small_units.append(row)
+        votes.add(f"q{i}", criteria, verdicts)
+    table = judge_criteria(votes.reliability(min_units=10, n_resamples=0), votes, min_units=10,
+                           n_resamples=0)
+    assert [r.criterion_id for r in table.rows] == ["big"] and table.pooled_criteria == 40
+    by_rater = [list(col) for col in zip(*small_units, strict=True)]
+    pooled = table.pooled
+    assert pooled.n_units == 40
+    assert pooled.alpha.value == pytest.approx(_package_alpha(by_rater, "nominal", NOMINAL),
+                                               abs=1e-12)
+    assert pooled.fleiss_kappa.value == pytest.approx(_statsmodels_fleiss(by_rater), abs=1e-12)
+    assert pooled.ac1.value == pytest.approx(_ac1(by_rater, ["MET", "UNMET"]), abs=1e-12)
