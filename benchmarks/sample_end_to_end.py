@@ -8,7 +8,14 @@ fresh ids to --examples items, each sampled --n times (one free-text call per sa
 server plays the model under test in its own process (latency L = 50 ms, answers of ~300
 characters). `assay sample` runs as its own process (wall clock, CPU time user + system and peak
 RSS from the OS), then a bare aiohttp client sends the same request bodies (read back from the
-server's log) at the same concurrency; rounds alternate and the median round is shown.
+server's log) at the same concurrency, twice: as a process of its own (interpreter start and
+aiohttp's import included, as for `assay sample`: the like-for-like comparison) and inside this
+benchmark's process (aiohttp already imported: the calls alone). Rounds alternate and the median
+round (by assay over the bare process) is shown.
+
+CPU per call is shown two ways: the whole process's CPU over its calls, and what one more call
+costs: the difference between a run of 2 x --n samples and one of --n samples, over the calls
+the larger one adds (start-up, intake and exit cancel out).
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ from grade_end_to_end import (
     compile_sources,
     free_port,
     healthbench_rows,
-    median_round,
     speed_ratio,
 )
 
@@ -86,6 +92,41 @@ def run_sample(items: Path, base_url: str, out: Path, n: int, concurrency: int) 
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
 
 
+BARE_PROCESS = """
+import asyncio, sys, time
+import aiohttp
+
+async def main(base_url, bodies, n, concurrency):
+    sem = asyncio.Semaphore(concurrency)
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async def one(k):
+            async with sem, session.post(f"{base_url}/chat/completions", data=bodies[k % len(bodies)],
+                                         headers={"Content-Type": "application/json"}) as r:
+                await r.read()
+
+        await asyncio.gather(*(one(k) for k in range(n)))
+
+bodies = open(sys.argv[2], "rb").read().split(b"\\n")
+asyncio.run(main(sys.argv[1], bodies, int(sys.argv[3]), int(sys.argv[4])))
+"""
+
+
+def run_bare_process(base_url: str, sent: list[bytes], work: Path, calls: int,
+                     concurrency: int) -> dict:
+    """The bare aiohttp client as a process of its own: wall, CPU and peak RSS, as for assay."""
+    path = work / "bodies.jsonl"
+    path.write_bytes(b"\n".join(sent))
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", BARE_PROCESS, base_url, str(path), str(calls),
+                             str(concurrency)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"the bare client failed: {proc.stderr.read()[-2000:]!r}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
+
+
 def bodies(log: Path, n: int) -> list[bytes]:
     out = []
     with log.open() as lines:
@@ -113,27 +154,39 @@ def main() -> None:
         items = healthbench_rows(work / "items.jsonl", args.examples)
         proc, base_url, log = start_server(work, args.latency_ms)
         try:
-            rounds = []
+            rounds, marginal = [], []
             for r in range(args.rounds):
                 assay = run_sample(items, base_url, work / f"out{r}.jsonl", args.n,
                                    args.concurrency)
                 sent = bodies(log, calls)
-                bare = asyncio.run(bare_client(base_url, sent, calls, args.concurrency))
-                rounds.append((bare, assay))
+                bare = run_bare_process(base_url, sent, work, calls, args.concurrency)
+                inside = asyncio.run(bare_client(base_url, sent, calls, args.concurrency))
+                double = run_sample(items, base_url, work / f"double{r}.jsonl", 2 * args.n,
+                                    args.concurrency)
+                marginal.append((double["cpu"] - assay["cpu"]) / calls)
+                rounds.append((bare, assay, inside))
         finally:
             proc.terminate()
             proc.wait(timeout=10)
-    bare, assay = median_round(rounds)
+    bare, assay, inside = sorted(rounds, key=lambda r: speed_ratio(r[:2]))[(len(rounds) - 1) // 2]
     print(f"`assay sample`: {args.examples} HealthBench conversations x {args.n} samples = "
           f"{calls:,} calls, {args.concurrency} in flight, L = {args.latency_ms:g} ms, "
-          f"median of {args.rounds} rounds")
-    print("| client | calls/s | vs bare | CPU ms/call | wall s | peak MB |")
+          f"median of {args.rounds} rounds (by assay over the bare process: "
+          + ", ".join(f"{speed_ratio(r[:2]):.2f}x" for r in rounds) + ")")
+    print("| client | calls/s | vs bare process | CPU ms/call (process) | wall s | peak MB |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, result in (("bare aiohttp", bare), ("assay sample", assay)):
+    for name, result in (("bare aiohttp, a process", bare), ("assay sample, a process", assay),
+                         ("bare aiohttp, calls alone (in this process)", inside)):
         ratio = f"{speed_ratio((bare, result)):.2f}x"
         peak = f"{result['peak_mb']:.0f}" if "peak_mb" in result else ""
         print(f"| {name} | {calls / result['wall']:,.0f} | {ratio} | "
               f"{result['cpu'] / calls * 1000:.3f} | {result['wall']:.2f} | {peak} |")
+    marginal.sort()
+    print(f"\nassay sample over the bare process: {speed_ratio((bare, assay)):.2f}x; over the bare "
+          f"calls alone: {speed_ratio((inside, assay)):.2f}x. CPU of one more call (a run of "
+          f"{2 * args.n} samples against one of {args.n}): "
+          + ", ".join(f"{m * 1000:.3f}" for m in marginal) + " ms (median "
+          f"{marginal[(len(marginal) - 1) // 2] * 1000:.3f} ms)")
 
 
 if __name__ == "__main__":
