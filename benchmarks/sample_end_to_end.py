@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import os
 import subprocess
@@ -92,24 +93,13 @@ def run_sample(items: Path, base_url: str, out: Path, n: int, concurrency: int) 
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
 
 
-BARE_PROCESS = """
-import asyncio, sys, time
-import aiohttp
-
-async def main(base_url, bodies, n, concurrency):
-    sem = asyncio.Semaphore(concurrency)
-    connector = aiohttp.TCPConnector(limit=concurrency)
-    async with aiohttp.ClientSession(connector=connector) as session:
-        async def one(k):
-            async with sem, session.post(f"{base_url}/chat/completions", data=bodies[k % len(bodies)],
-                                         headers={"Content-Type": "application/json"}) as r:
-                await r.read()
-
-        await asyncio.gather(*(one(k) for k in range(n)))
-
-bodies = open(sys.argv[2], "rb").read().split(b"\\n")
-asyncio.run(main(sys.argv[1], bodies, int(sys.argv[3]), int(sys.argv[4])))
-"""
+# The bare client as a script of its own: grade_end_to_end's bare_client, word for word.
+BARE_PROCESS = "\n".join([
+    "import asyncio, sys, time",
+    inspect.getsource(bare_client),
+    "bodies = open(sys.argv[2], 'rb').read().split(b'\\n')",
+    "asyncio.run(bare_client(sys.argv[1], bodies, int(sys.argv[3]), int(sys.argv[4])))",
+])
 
 
 def run_bare_process(base_url: str, sent: list[bytes], work: Path, calls: int,
