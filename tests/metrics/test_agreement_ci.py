@@ -121,6 +121,19 @@ def test_cis_are_seeded(report):
         item_resamples(5, n_resamples=3, seed=1).tolist()
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_resample_counts_are_each_resamples_draws_counted_one_by_one(seed):
+    """The vectorised counts (one array of draws, offset in place) equal a per-resample
+    ``np.bincount`` of the same generator's draws, on random sizes."""
+    rng = np.random.default_rng(100 + seed)
+    n_items, n_resamples = int(rng.integers(1, 40)), int(rng.integers(1, 60))
+    draws = np.random.default_rng(seed).integers(0, n_items, size=(n_resamples, n_items))
+    expected = np.stack([np.bincount(row, minlength=n_items) for row in draws])
+    counts = item_resamples(n_items, n_resamples=n_resamples, seed=seed)
+    assert counts.tolist() == expected.tolist()
+    assert (counts.sum(axis=1) == n_items).all()
+
+
 def test_score_level_correlations_have_cis():
     judged, human = labelled()
     summary = agreement_summary(judged, human, seed=1, n_resamples=300)

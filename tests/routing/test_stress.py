@@ -89,12 +89,18 @@ def test_stress_make_writes_one_file_per_perturbation(tmp_path):
     assert len((tmp_path / "clean.jsonl").read_text().splitlines()) == 4
 
 
-def test_stress_run_reports_detection_rate_and_mean_penalty(tmp_path):
+def _tree_and_items(tmp_path, ids):
+    """The hand-built tree and one item per id (with MEMORY), written under ``tmp_path``."""
     tree = tmp_path / "tree.yaml"
     tree.write_text(yaml.safe_dump(hand_built_tree().model_dump(mode="json")))
     items = tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps({"id": i, "prompt": f"question {i}?",
-                                         "health_memory": MEMORY}) + "\n" for i in "abc"))
+                                         "health_memory": MEMORY}) + "\n" for i in ids))
+    return tree, items
+
+
+def test_stress_run_reports_detection_rate_and_mean_penalty(tmp_path):
+    tree, items = _tree_and_items(tmp_path, "abc")
 
     def responses(name, texts):
         path = tmp_path / f"{name}.jsonl"
@@ -228,11 +234,7 @@ def test_a_configured_instruction_library_is_used_and_bad_entries_named(tmp_path
 
 
 def _stress_inputs(tmp_path):
-    tree = tmp_path / "tree.yaml"
-    tree.write_text(yaml.safe_dump(hand_built_tree().model_dump(mode="json")))
-    items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": i, "prompt": f"question {i}?",
-                                         "health_memory": MEMORY}) + "\n" for i in "ab"))
+    tree, items = _tree_and_items(tmp_path, "ab")
     for name in ("clean", "wrong"):
         (tmp_path / f"{name}.jsonl").write_text("".join(
             json.dumps({"id": i, "response": f"{name} {i}"}) + "\n" for i in "ab"))

@@ -257,15 +257,21 @@ def test_grade_reads_the_released_generic_rubric_and_reference_responses(tmp_pat
     assert "1 items had no response to grade" in " ".join(result.output.split())
 
 
+def grade_released(folder, server, tmp_path):
+    """`assay grade` of a released set (final_rubrics.jsonl, conversations.txt, reference
+    responses) in HealthBench mode against ``server``; the summary in tmp_path/s.json."""
+    return invoke("grade", folder / "final_rubrics.jsonl",
+                  "--conversations", folder / "conversations.txt",
+                  "--responses", folder / "reference_responses.jsonl", "--healthbench",
+                  "--judge", f"openai-compatible:fake@{server.base_url}",
+                  "--run-dir", tmp_path / "run", "--quiet", "--json", tmp_path / "s.json")
+
+
 def test_grade_reads_a_released_rubric_set_with_its_conversations_by_index(tmp_path):
     """`assay grade final_rubrics.jsonl --conversations conversations.txt`: each index's
     conversation graded against its own released rubric, the authors' indices as item ids."""
     with FakeJudgeServer.run_in_thread(policy="MET") as server:
-        result = invoke("grade", RELEASED / "final_rubrics.jsonl",
-                        "--conversations", RELEASED / "conversations.txt",
-                        "--responses", RELEASED / "reference_responses.jsonl", "--healthbench",
-                        "--judge", f"openai-compatible:fake@{server.base_url}",
-                        "--run-dir", tmp_path / "run", "--quiet", "--json", tmp_path / "s.json")
+        result = grade_released(RELEASED, server, tmp_path)
     assert result.exit_code == 4, result.output  # query 5's released reference is empty
     summary = json.loads((tmp_path / "s.json").read_text())
     released = {str(row["index"]): len(row["generated_rubrics"]) for row in map(
@@ -284,11 +290,7 @@ def test_grade_leaves_out_a_released_0_point_criterion_with_a_note_and_grades_th
     released = json.loads((INDEX22 / "final_rubrics.jsonl").read_text())["generated_rubrics"]
     assert [e["points"] for e in released].count(0) == 1 and released[4]["points"] == 0
     with FakeJudgeServer.run_in_thread(policy="MET") as server:
-        result = invoke("grade", INDEX22 / "final_rubrics.jsonl",
-                        "--conversations", INDEX22 / "conversations.txt",
-                        "--responses", INDEX22 / "reference_responses.jsonl", "--healthbench",
-                        "--judge", f"openai-compatible:fake@{server.base_url}",
-                        "--run-dir", tmp_path / "run", "--quiet", "--json", tmp_path / "s.json")
+        result = grade_released(INDEX22, server, tmp_path)
         graded = len(server.requests)
     assert result.exit_code == 0, result.output
     output = " ".join(result.output.split())
