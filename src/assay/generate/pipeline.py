@@ -225,8 +225,9 @@ class Generator:
                     if r.page_error and note not in notes:
                         notes.append(note)
                     chunk = r.as_chunk()
-                    held = next((same[k] for k in _page_keys(r) if k in same), chunk.id)
-                    same.update((k, held) for k in _page_keys(r))
+                    keys = _page_keys(r)  # hashes the page: once
+                    held = next((same[k] for k in keys if k in same), chunk.id)
+                    same.update((k, held) for k in keys)
                     chunks.setdefault(held, chunk)
                     if held not in ranking:
                         ranking.append(held)

@@ -325,15 +325,6 @@ def cap_size(items: list[RubricItem], max_criteria: int = MAX_CRITERIA
         [items[i].criterion for i in sorted(drop)]
 
 
-def uncovered(items: list[RubricItem], board: Board) -> list[str]:
-    """Labels of red flags and positive facts no criterion cites, and of negative constraints
-    no criterion carries (:func:`uncarried_constraints`)."""
-    cited = {e for item in items for e in item.evidence}
-    missing = set(uncarried_constraints(items, board))
-    return [f.label for f in board.facts if f.label in missing
-            or (f.kind in ("red_flag", "positive") and f.label not in cited)]
-
-
 def audit_rules(items: list[RubricItem], board: Board, *, max_criteria: int = MAX_CRITERIA
                 ) -> tuple[list[RubricItem], dict[str, Any]]:
     """All the rules in order; the report says what each one changed."""

@@ -171,8 +171,8 @@ async def arun_cia(
             other = ([v for v in verdicts["against"] if v.item_id in finished]
                      if "against" in verdicts else None)
             result.summary = coverage_summary(mine, gold=scored, against=other, level=level)
-            per_set = {label: sum(1 for i in finished if i in result.fallback_kinds)
-                       for label in sets}
+            scored_fallbacks = len(finished & result.fallback_kinds.keys())
+            per_set = dict.fromkeys(sets, scored_fallbacks)  # every set is scored on the same queries
             (job.path / "cia.json").write_text(_summary_json(result, per_set), encoding="utf-8")
     finally:
         job.finish(status="complete" if result.complete else "incomplete",

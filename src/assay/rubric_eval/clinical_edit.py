@@ -240,9 +240,9 @@ def _window(text: str, start: int, end: int) -> str:
 def clinical_change(reference: str, offset: int, before: str, after: str) -> EditCheck:
     """Whether replacing ``before`` at ``offset`` of ``reference`` by ``after`` changes a
     clinical fact (see the module docstring)."""
-    if reference[offset:offset + len(before)] != before:
-        raise ValueError(f"{before!r} is not at offset {offset} of the reference")
-    candidate = reference[:offset] + after + reference[offset + len(before):]
+    from assay.rubric_eval.perturb import apply_edit
+
+    candidate = apply_edit(reference, before, after, offset)
     old = canonical_tokens(_window(reference, offset, offset + len(before)))
     new = canonical_tokens(_window(candidate, offset, offset + len(after)))
     if old == new:
