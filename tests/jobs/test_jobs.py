@@ -193,3 +193,17 @@ INSERT INTO calls VALUES ('k', 'facts', 'q1', 'j', 'm', '[]', '{"answer": "1"}',
     [call] = store.calls()
     assert (call.cost_usd, call.estimated_usd, call.abandoned) == (0.5, 0.0, 0)
     assert store.totals().cost_usd == 0.5
+
+
+async def test_preflight_requests_made_after_the_caller_was_made_are_counted(serve, tmp_path):
+    """A caller made before its store is attached (routing) or before the judge's check (a
+    deferred check, a local server's own question): the job's totals still count them."""
+    server = await serve(stages={"facts": {"answer": "42"}})
+    async with make_judge(f"openai-compatible:fake@{server.base_url}") as judge:
+        caller = StageCaller(judge, None)
+        await judge.check()
+        caller.store = store = CallStore.open(tmp_path / "calls.sqlite")
+        await caller.ask("facts", prompt("q"), SCHEMA, item_id="q1")
+        await caller.ask("facts", prompt("r"), SCHEMA, item_id="q2")
+    totals = store.totals()
+    assert (totals.calls, totals.preflight_requests) == (2, 1)

@@ -159,9 +159,11 @@ def compare(
         abstention = abstention_option(abstain) if abstain is not None else a.abstention
         result = comparison(a.verdicts, b.verdicts, a.rubrics, labels=human, formula=scored_by,
                             abstention=abstention, seed=seed, compared=compared)
-        rubrics = a.rubrics or inferred_rubrics([*a.verdicts, *b.verdicts])
-        changes = (item_changes(a.verdicts, b.verdicts, rubrics, formula=scored_by,
-                                abstention=abstention) if items else None)
+        changes = None
+        if items:
+            rubrics = a.rubrics or inferred_rubrics([*a.verdicts, *b.verdicts])
+            changes = item_changes(a.verdicts, b.verdicts, rubrics, formula=scored_by,
+                                   abstention=abstention)
         return result, changes
 
     def show(result):

@@ -59,8 +59,6 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
         return loaded
     check_ray_setup(address)  # before Ray is imported: what its C++ layer would crash on
     ray = import_ray()
-    if ray.is_initialized():
-        return ray
     kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "warning",
                               "log_to_driver": False}
     if address:

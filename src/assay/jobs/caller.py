@@ -88,11 +88,18 @@ class StageCaller:
         self._send = via if via is not None else judge
         if store is not None:  # a resumed job: its attempt timeouts start fitted to its replies
             judge.timeouts.seed(store.reply_latencies(judge.id))
-            store.add_preflight(judge.take_preflight().as_dict())  # counted in the job's totals
+            self._record_preflight()
 
     @property
     def model(self) -> str:
         return self.judge.model
+
+    def _record_preflight(self) -> None:
+        """Count the judge's preflight requests not yet recorded in the job's totals: those
+        made before this caller, and those made later (a check deferred to the first call, a
+        local server's own question, a store attached after the caller was made)."""
+        if self.store is not None and self.judge.preflight_pending:
+            self.store.add_preflight(self.judge.take_preflight().as_dict())
 
     def call_key(self, stage: str, request: JudgeRequest) -> str:
         """The stored key of a call: its stage and the judge's cache key of the request."""
@@ -178,6 +185,7 @@ class StageCaller:
             completion_tokens=reply.usage.completion_tokens, cost_usd=reply.cost_usd,
             latency_s=reply.latency_s, cached=reply.cached, attempts=reply.attempts,
             failure=failure, estimated_usd=reply.estimated_usd, abandoned=reply.abandoned))
+        self._record_preflight()
         if failure is not None:
             raise StageError(stage, item_id, failure,
                              reply.failure.kind if reply.failure is not None else None,

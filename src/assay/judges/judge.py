@@ -254,6 +254,11 @@ class Judge:
         await asyncio.shield(asked)
         return self.server
 
+    @property
+    def preflight_pending(self) -> bool:
+        """Whether preflight requests were made since the last :meth:`take_preflight`."""
+        return self._preflight_spent.requests > 0
+
     def take_preflight(self) -> PreflightSpend:
         """The preflight requests made since the last take (their tokens and cost are in
         :attr:`total_cost_usd` and the budget already), for a run or job store to record.

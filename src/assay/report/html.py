@@ -50,14 +50,13 @@ class Comparison:
 
 def template_environment() -> Any:
     """The Jinja2 environment of the report's templates, autoescaping, with its filters:
-    ``num`` (3 decimals), ``pct``, ``thousands`` (``12,345``) and ``heat`` (a cell's colour)."""
+    ``num`` (3 decimals), ``pct`` and ``thousands`` (``12,345``)."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(_TEMPLATES),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["num"] = _num
     env.filters["pct"] = _pct
-    env.filters["heat"] = _heat
     env.filters["thousands"] = thousands
     return env
 
@@ -325,18 +324,6 @@ def thousands(value: Any) -> str:
     if value is None:
         return "–"
     return f"{round(value):,}"
-
-
-def _heat(metric: Any) -> str:
-    """A cell's background for an agreement in [0, 1]: red (none) through green (full).
-
-    >>> _heat(None), _heat(type("M", (), {"value": 1.0})())
-    ('#eef1f4', 'hsl(120, 55%, 85%)')
-    """
-    value = getattr(metric, "value", None)
-    if value is None:
-        return "#eef1f4"
-    return f"hsl({round(120 * max(0.0, min(1.0, value)))}, 55%, 85%)"
 
 
 def _pct(value: Any) -> str:
