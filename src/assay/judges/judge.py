@@ -52,6 +52,7 @@ from assay.judges.limits import Limiter
 from assay.judges.local_servers import (
     LOCAL_PRESETS,
     SERVER_MODES,
+    asks_server,
     mode_chain,
     start_mode,
     timeout_ceiling,
@@ -149,7 +150,7 @@ class Judge:
         self._server_asked: asyncio.Future[None] | None = None  # done once it has answered
         # A local preset's server is asked before the judge's first request, whoever made it:
         # its slots are the requests in flight (not every command makes the preflight).
-        self._asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
+        self._asks_server = asks_server(config.provider, config.wire)
         self.health = EndpointHealth()  # whether a call's backoff grows (assay.judges.retry)
         self._warned_fit = False  # a prompt close to a silently cutting server's context
 

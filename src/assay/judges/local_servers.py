@@ -48,6 +48,16 @@ from assay.judges.timeouts import DEFAULT_TIMEOUT_S
 SERVER_MODES = ("structured_outputs", "guided_json", "json_object_schema")
 
 LOCAL_PRESETS = frozenset({"vllm", "llamacpp", "llama.cpp", "ollama", "lmstudio"})
+
+
+def asks_server(provider: str, wire: str) -> bool:
+    """Whether a judge asks its server about itself before its first request: a local preset
+    on OpenAI's wire (its context and slots).
+
+    >>> asks_server("llamacpp", "openai"), asks_server("openai", "openai")
+    (True, False)
+    """
+    return provider in LOCAL_PRESETS and wire == "openai"
 LOCAL_TIMEOUT_CEILING_S = 600.0  # the first attempts' timeout on a local preset
 
 # The preset's own option for ``structured = "native"`` (by provider name of the spec).

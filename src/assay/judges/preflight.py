@@ -18,8 +18,8 @@ import orjson
 from assay.errors import ConfigError
 from assay.judges.budget import message_chars
 from assay.judges.config import JudgeConfig
-from assay.judges.local_servers import LOCAL_PRESETS
-from assay.judges.pricing import CostEstimate, Pricing, tokens_in, usage_cost
+from assay.judges.local_servers import asks_server
+from assay.judges.pricing import CostEstimate, default_pricing, tokens_in, usage_cost
 from assay.judges.secrets import redact
 from assay.judges.transport import HttpResult
 from assay.judges.types import Usage
@@ -47,10 +47,10 @@ def preflight_estimate(config: JudgeConfig) -> tuple[int, CostEstimate]:
     """
     prompt = tokens_in(message_chars(PREFLIGHT_MESSAGES) + len(orjson.dumps(PREFLIGHT_SCHEMA)))
     completion = config.max_tokens or PREFLIGHT_MAX_TOKENS
-    price = config.price or Pricing.default().price_for(config.model)
+    price = config.price or default_pricing().price_for(config.model)
     usd = round(usage_cost(price, Usage(prompt, completion)), 6) if price else 0.0
-    asks_server = config.provider in LOCAL_PRESETS and config.wire == "openai"
-    return 1 + asks_server, CostEstimate(config.model, 1, prompt, completion, usd,
+    requests = 1 + asks_server(config.provider, config.wire)
+    return requests, CostEstimate(config.model, 1, prompt, completion, usd,
                                          price is not None)
 
 

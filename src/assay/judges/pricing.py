@@ -148,7 +148,7 @@ def estimate_cost(
     pricing: Pricing | None = None,
 ) -> CostEstimate:
     """Dollars for ``n_calls`` calls of ``prompt_tokens`` in and ``completion_tokens`` out each."""
-    table = pricing or _default_pricing()
+    table = pricing or default_pricing()
     price = table.price_for(model)
     usage = Usage(prompt_tokens * n_calls, completion_tokens * n_calls)
     usd = round(usage_cost(price, usage), 6) if price else 0.0
@@ -181,7 +181,8 @@ def chars_each(tokens: int, parts: int) -> int:
 _DEFAULT: Pricing | None = None
 
 
-def _default_pricing() -> Pricing:
+def default_pricing() -> Pricing:
+    """The shipped price table (with ``$ASSAY_PRICING``'s), read once per process."""
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = Pricing.default()
