@@ -142,11 +142,14 @@ class JudgeVotes:
     0.5
     """
 
-    def __init__(self, *, formula: str = "autorubric", abstention: Any = None) -> None:
+    def __init__(self, *, formula: str = "autorubric", abstention: Any = None,
+                 score_items: bool = True) -> None:
+        # score_items=False: no judge's item scores (the score ICC of :meth:`reliability`),
+        # for a caller that will not ask for them
         self.votes = CompactVerdicts()
         self.infos: dict[tuple[str, str], CriterionInfo] = {}
         self.scores: dict[str, dict[str, float | None]] = {}
-        self._formula, self._abstention = formula, abstention
+        self._formula, self._abstention, self._score_items = formula, abstention, score_items
 
     def add(self, item_id: str, criteria: Sequence[Criterion], votes: Sequence[Verdict]) -> None:
         """One item's criteria and every judge's votes on it."""
@@ -162,6 +165,8 @@ class JudgeVotes:
         for vote in sorted(votes, key=lambda v: (v.criterion_id, v.judge)):
             self.votes.add(vote)
             by_judge.setdefault(vote.judge, []).append(vote)
+        if not self._score_items:
+            return
         for judge, mine in by_judge.items():
             scored = item_scores({item_id: criteria}, mine, formula=self._formula,
                                  abstention=self._abstention)

@@ -111,7 +111,9 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
         indexes: dict[str, int] = {}
         previews: dict[str, str] = {}
         finals, overview = CompactVerdicts(), RunOverview(max_items, leaves=routing is not None)
-        votes = JudgeVotes(formula=scoring.formula, abstention=scoring.abstention)
+        # the judges' item scores serve only the reliability between judges without labels
+        votes = JudgeVotes(formula=scoring.formula, abstention=scoring.abstention,
+                           score_items=not human)
         for number, (item, rubric, aggregated) in enumerate(iter_final_verdicts(store, scoring)):
             scored = tally.score(item, rubric, aggregated)
             tally.keep(scored)

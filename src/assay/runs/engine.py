@@ -349,8 +349,8 @@ class Engine:
             cached=bool(reply.cached) if reply is not None else False,
             attempts=reply.attempts if reply is not None else 0,
             verdicts=verdicts, errors=errors,
-            estimated_usd=getattr(reply, "estimated_usd", 0.0) if reply is not None else 0.0,
-            abandoned=getattr(reply, "abandoned", 0) if reply is not None else 0)
+            estimated_usd=reply.estimated_usd if reply is not None else 0.0,
+            abandoned=reply.abandoned if reply is not None else 0)
         if self._store_error is not None:
             self._unsaved += 1
             return
