@@ -86,6 +86,23 @@ async def test_the_preflight_is_reserved_from_the_budget_and_settled_at_its_cost
     assert judge.take_preflight().requests == 0  # taken once, for one store
 
 
+async def test_a_preflight_cancelled_in_flight_is_billed_at_its_estimate_without_a_budget(serve):
+    """Sent and abandoned: the provider bills it, so it costs its estimate, as an abandoned
+    call does, whether or not a budget reserved it."""
+    server = await serve()
+    server.preflight_delay_s = 5.0
+    async with judge_for(server, price=PRICE) as judge:
+        check = asyncio.create_task(judge.check())
+        while server.preflights == 0:
+            await asyncio.sleep(0.01)
+        check.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await check
+        spent = judge.take_preflight()
+    assert spent.requests == 1 and spent.cost_usd > 0
+    assert judge.total_cost_usd == pytest.approx(spent.cost_usd)
+
+
 async def test_a_budget_too_small_for_the_preflight_is_refused_before_any_call(serve):
     from assay.errors import ConfigError
 

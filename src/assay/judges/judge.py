@@ -292,10 +292,9 @@ class Judge:
                 usage = reply.usage
                 cost = self.pricing.cost(self.model, usage, self._price) if self._price else 0.0
             elif isinstance(result, Failure) and result.kind is FailureKind.TIMEOUT:
-                cost = held if held is not None else (self.estimator.estimate(
-                    PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA, max_tokens) if self._price else 0.0)
-        except BaseException:
-            cost = held or 0.0  # sent and abandoned: billed all the same
+                cost = self._abandoned_cost(held, PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA, max_tokens)
+        except BaseException:  # cancelled in flight: sent and abandoned, billed all the same
+            cost = self._abandoned_cost(held, PREFLIGHT_MESSAGES, PREFLIGHT_SCHEMA, max_tokens)
             raise
         finally:
             if held is not None and budget is not None:
@@ -646,13 +645,19 @@ class Judge:
             log.warning("judge %s: %s", self.id, found.message)
         return None
 
+    def _abandoned_cost(self, held: float | None, messages, schema: dict[str, Any] | None,
+                        max_tokens: int | None) -> float:
+        """The cost of a request sent and abandoned without its reply (billed all the same):
+        its reservation, else the estimate of :class:`~assay.judges.budget.CallEstimator`; 0
+        for an unpriced judge."""
+        if held is not None:
+            return held
+        return self.estimator.estimate(messages, schema, max_tokens) if self._price else 0.0
+
     def _bill_abandoned(self, held: float | None, messages, request: JudgeRequest,
                         max_tokens: int | None) -> float:
-        """The cost of an attempt sent and abandoned without its reply: its reservation (the
-        estimate of :class:`~assay.judges.budget.CallEstimator`), settled as spent in the
-        budget; 0 for an unpriced judge."""
-        usd = held if held is not None else (
-            self.estimator.estimate(messages, request.schema, max_tokens) if self._price else 0.0)
+        """:meth:`_abandoned_cost` of an attempt, settled as spent in the budget."""
+        usd = self._abandoned_cost(held, messages, request.schema, max_tokens)
         if held is not None:
             assert self.budget is not None
             self.budget.settle(held, usd)

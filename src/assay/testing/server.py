@@ -95,7 +95,9 @@ class FakeJudgeServer:
             server does (the latency of a queued request grows with the queue); None: no limit.
 
     :attr:`peak_in_flight` is the largest number of requests handled at once;
-    :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`).
+    :attr:`preflights` counts clients' preflight checks (kept out of :attr:`requests`);
+    :attr:`preflight_delay_s` (0) holds each preflight reply back that long (a check cancelled
+    in flight).
     """
 
     def __init__(
@@ -139,6 +141,7 @@ class FakeJudgeServer:
         self.in_flight = 0
         self.peak_in_flight = 0
         self.preflights = 0
+        self.preflight_delay_s = 0.0
         self.requests: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
         self._log_file = open(log_path, "ab") if log_path else None  # noqa: SIM115
@@ -306,7 +309,7 @@ class FakeJudgeServer:
         text_in = prompt_text(body.get("messages", []))
         self.models_asked.add(str(body.get("model", "fake")))
         if PREFLIGHT_PROMPT in text_in:
-            return self._preflight(body)
+            return await self._preflight(body)
         if body.get("model") in self.models:
             return await self._model_reply(request, body, text_in)
         if (kind == "json_schema" and not self.json_schema) or (kind == "json_object" and not self.json_mode):
@@ -339,7 +342,7 @@ class FakeJudgeServer:
         tools = body.get("tools") or []
         text_in = prompt_text(body.get("messages", []), body.get("system"))
         if PREFLIGHT_PROMPT in text_in:
-            return self._preflight(body, anthropic=True)
+            return await self._preflight(body, anthropic=True)
         if body.get("model") in self.models:
             return await self._model_reply(request, body, text_in, anthropic=True)
         if tools and not self.tools:
@@ -381,7 +384,7 @@ class FakeJudgeServer:
         messages = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
         text_in = prompt_text(messages)
         if PREFLIGHT_PROMPT in text_in:
-            return self._preflight(body, responses=True)
+            return await self._preflight(body, responses=True)
         if body.get("model") not in self.models:
             return _error(404, f"The model '{body.get('model')}' does not exist (the fake "
                           "server answers the Responses API for models under test only)")
@@ -511,13 +514,15 @@ class FakeJudgeServer:
         walk(data)
         return orjson.dumps(data).decode()
 
-    def _preflight(self, body: dict, anthropic: bool = False, responses: bool = False
-                   ) -> web.Response:
+    async def _preflight(self, body: dict, anthropic: bool = False, responses: bool = False
+                         ) -> web.Response:
         """A client's preflight request: answered OK, counted in :attr:`preflights`, never
         in :attr:`requests` and never given a scripted fault (those are for judge calls); billed
         one token in and one out."""
         self.preflights += 1
         self.bill.live.add(input=1, output=1)
+        if self.preflight_delay_s:
+            await asyncio.sleep(self.preflight_delay_s)
         if responses:
             payload: dict[str, Any] = {
                 "id": "resp_fake_preflight", "object": "response", "status": "completed",
