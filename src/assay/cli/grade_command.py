@@ -9,13 +9,10 @@ from typing import Any
 
 import typer
 
-from assay.cli.output import fail, print_issues, stderr, stdout
+from assay.cli.output import exit_for_status, fail, print_issues, stderr, stdout
 from assay.cli.prewarm import GRADE_FINISH, Prewarm
 from assay.cli.process import freeze_startup
 from assay.errors import AssayError, InputError, Issue
-
-EXIT_BUDGET = 3  # exit codes: README "Exit codes and limits"
-EXIT_INCOMPLETE = 4
 
 
 def run_grade(**args: Any) -> None:
@@ -272,12 +269,9 @@ def _finish(report, args: dict[str, Any]) -> None:
     if report.status == "budget":
         stderr().print(f"budget reached: resume with a larger --budget: {resume} --budget USD",
                        highlight=False)
-        raise typer.Exit(EXIT_BUDGET)
-    if report.status == "incomplete":
+    elif report.status == "incomplete":
         _explain_incomplete(report, resume)
-        raise typer.Exit(EXIT_INCOMPLETE)
-    if report.status != "complete":
-        raise typer.Exit(1)
+    exit_for_status(report.status)
 
 
 def final_pass_line(outcome) -> str:

@@ -64,6 +64,15 @@ EXIT_BUDGET = 3  # exit codes: docs/run-safety.md
 EXIT_INCOMPLETE = 4
 
 
+def exit_for_status(status: str) -> None:
+    """Exit for a run's status (docs/run-safety.md): nothing when ``complete``, 3 at the
+    budget, 4 incomplete, 1 for any other status."""
+    if status == "complete":
+        return
+    raise typer.Exit(EXIT_BUDGET if status == "budget" else EXIT_INCOMPLETE
+                     if status == "incomplete" else 1)
+
+
 def exit_for_failed_items(failed: dict[str, str], status: str, *, incomplete_exit: int,
                           incomplete_note: str | None = None) -> None:
     """A job's failed items, one ``error`` line each, then its exit: 3 at the budget (run again

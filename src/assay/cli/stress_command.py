@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.cli.output import fail, print_issues, stdout
+from assay.cli.output import exit_for_status, fail, print_issues, stdout
 from assay.errors import AssayError, InputError, Issue
 
 
@@ -107,19 +107,6 @@ def run_stress(**args: Any) -> None:
     if result.issues:
         print_issues(result.issues)
     exit_for_status(result.status)
-
-
-def exit_for_status(status: str) -> None:
-    """Exit as ``assay grade`` does for its status: 3 at the budget, 4 incomplete, 1 for any
-    other status that is not ``complete`` (docs/run-safety.md)."""
-    import typer
-
-    from assay.cli.output import EXIT_BUDGET, EXIT_INCOMPLETE
-
-    if status == "complete":
-        return
-    raise typer.Exit(EXIT_BUDGET if status == "budget" else EXIT_INCOMPLETE
-                     if status == "incomplete" else 1)
 
 
 def _status_why(result) -> str:
