@@ -65,18 +65,22 @@ def agreement_summary(
     abstention: Any = None,
     seed: int = 0,
     n_resamples: int = 1000,
+    min_units: int = 1,
 ) -> AgreementSummary:
     """Per-judge agreement with ``labels`` (criterion, axis, pooled, score level) and, with
-    several judges, their inter-judge reliability. Without ``rubrics``, criteria are inferred
-    (binary with weight 1, or nominal) and scores are pass rates. CIs: a seeded bootstrap over
-    items (``seed``, ``n_resamples``; see :mod:`assay.metrics.agreement_ci`).
+    several judges, their inter-judge reliability (per criterion for the criteria rated on
+    ``min_units`` units or more: see :func:`~assay.metrics.inter_judge.inter_judge`). Without
+    ``rubrics``, criteria are inferred (binary with weight 1, or nominal) and scores are pass
+    rates. CIs: a seeded bootstrap over items (``seed``, ``n_resamples``; see
+    :mod:`assay.metrics.agreement_ci`).
     """
     score, lookup = _score_and_lookup(rubrics, [*verdicts, *labels], formula, abstention)
     reports = agreement(verdicts, labels, lookup, score_items=score, seed=seed,
                         n_resamples=n_resamples)
     reliability = reviewers = None
     if len(by_judge(verdicts)) > 1:
-        reliability = _between_judges(verdicts, lookup, score, seed=seed, n_resamples=n_resamples)
+        reliability = _between_judges(verdicts, lookup, score, seed=seed, n_resamples=n_resamples,
+                                      min_units=min_units)
     if len(by_judge(labels)) > 1:  # several humans: how far they agree among themselves
         reviewers = _between_judges(labels, lookup, score, seed=seed, n_resamples=n_resamples)
     return AgreementSummary(formula=formula, reports=reports, inter_judge=reliability,
@@ -121,9 +125,10 @@ def _score_and_lookup(rubrics: Rubrics | None, verdicts: Sequence[Verdict], form
 
 
 def _between_judges(verdicts: Sequence[Verdict], lookup: Any, score: Any, *, seed: int,
-                    n_resamples: int) -> InterJudgeReliability:
+                    n_resamples: int, min_units: int = 1) -> InterJudgeReliability:
     scores = {j: score(vs) for j, vs in by_judge(verdicts).items()}
-    return inter_judge(verdicts, lookup, item_scores=scores, seed=seed, n_resamples=n_resamples)
+    return inter_judge(verdicts, lookup, item_scores=scores, seed=seed, n_resamples=n_resamples,
+                       min_units=min_units)
 
 
 def comparison(

@@ -148,7 +148,8 @@ def load_run(path: str | Path, *, labels: str | Path | None = None,
 
         lookup = Rubrics(per_item=rubrics.as_dict())
         agreement = agreement_summary(list(votes.votes), human, lookup,
-                                      formula=scoring.formula, abstention=scoring.abstention)
+                                      formula=scoring.formula, abstention=scoring.abstention,
+                                      min_units=MIN_UNITS)  # the report lists no smaller one
         if len(judges) > 1:
             name = f"ensemble ({scoring.aggregation})"
             ensemble = agreement_summary([f.model_copy(update={"judge": name}) for f in finals],
